@@ -1,0 +1,71 @@
+/**
+ * The port between the control plane and whatever runs sandboxes.
+ * Implementations: ProcessRuntime (child processes) and DockerRuntime (containers).
+ * The runtime is the truth about liveness; the control plane's store is the record of intent.
+ */
+
+export type RuntimeKind = "process" | "docker";
+
+/** What the runtime observes about one sandbox. */
+export type RuntimeState =
+  | "starting" // launched, agent server not answering /health yet
+  | "running" // agent server answers /health
+  | "paused" // frozen (SIGSTOP / docker pause)
+  | "exited" // process or container ended; `detail` says why (exit code, signal, OOM)
+  | "missing"; // the runtime knows nothing of this sandbox
+
+export interface SandboxResources {
+  /** CPU cores (fractions allowed). */
+  cpu?: number;
+  memoryMb?: number;
+  pids?: number;
+}
+
+export interface StartSandboxOptions {
+  sandboxId: string;
+  ownerId: string;
+  specId: string;
+  /** Key the agent server checks as X-Session-API-Key. */
+  sessionApiKey: string;
+  /** Extra environment for the agent server (spec initial_env + request env). */
+  env: Record<string, string>;
+  /** Docker image (docker runtime); ignored by the process runtime. */
+  image?: string;
+  /** Command override; the process runtime defaults to `node <agent-server bundle>`. */
+  command?: string[];
+  /** Working directory of the agent inside the sandbox. */
+  workingDir?: string;
+  resources?: SandboxResources;
+  labels?: Record<string, string>;
+}
+
+export interface RuntimeSandbox {
+  sandboxId: string;
+  state: RuntimeState;
+  /** Base URL of the agent server, reachable from the control plane (always 127.0.0.1). */
+  agentServerUrl: string | null;
+  /** Human-readable reason for `exited` (and for anything unusual). */
+  detail: string | null;
+  /** Labels given at start (owner, spec, ...), as recorded by the runtime. */
+  labels: Record<string, string>;
+}
+
+export interface SandboxRuntime {
+  readonly kind: RuntimeKind;
+  /** Launches the sandbox and returns at once (state `starting` or `running`). */
+  start(options: StartSandboxOptions): Promise<RuntimeSandbox>;
+  /** Resolves once the agent server answers /health, or rejects after `timeoutMs`/on exit. */
+  waitUntilReady(sandboxId: string, timeoutMs: number): Promise<RuntimeSandbox>;
+  /** Current state, including a quick /health probe for running sandboxes. */
+  inspect(sandboxId: string): Promise<RuntimeSandbox>;
+  /** Idempotent: pausing a paused sandbox succeeds. */
+  pause(sandboxId: string): Promise<RuntimeSandbox>;
+  /** Unfreezes a paused sandbox, or restarts an exited one (same id, key, data). */
+  resume(sandboxId: string): Promise<RuntimeSandbox>;
+  /** Stops and removes everything of the sandbox. Succeeds if it is already gone. */
+  delete(sandboxId: string): Promise<void>;
+  /** Every sandbox this runtime manages (by its labels), for reconciliation. */
+  list(): Promise<RuntimeSandbox[]>;
+  /** Releases handles (timers, sockets); sandboxes keep running. */
+  close(): Promise<void>;
+}
