@@ -1,1 +1,4 @@
-export {};
+export * from "./client";
+export * from "./paging";
+export * from "./repositories";
+export * as schema from "./schema";

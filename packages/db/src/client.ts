@@ -1,0 +1,44 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import Database from "better-sqlite3";
+import { type BetterSQLite3Database, drizzle } from "drizzle-orm/better-sqlite3";
+import { migrate } from "drizzle-orm/better-sqlite3/migrator";
+import * as schema from "./schema";
+
+export type Db = BetterSQLite3Database<typeof schema>;
+
+export interface DbHandle {
+  db: Db;
+  /** The raw connection, for pragmas, transactions and closing. */
+  sqlite: Database.Database;
+  close(): void;
+}
+
+export interface CreateDbOptions {
+  /** Folder holding drizzle-kit's migrations; defaults to this package's `drizzle/`. */
+  migrationsFolder?: string;
+  /** How long a statement waits for a lock held by another connection before SQLITE_BUSY. */
+  busyTimeoutMs?: number;
+}
+
+export const defaultMigrationsFolder = fileURLToPath(new URL("../drizzle", import.meta.url));
+
+/** Opens (creating if needed) the SQLite database at `path` (or `:memory:`) and migrates it. */
+export function createDb(path: string, options: CreateDbOptions = {}): DbHandle {
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  const sqlite = new Database(path);
+  sqlite.pragma("journal_mode = WAL");
+  sqlite.pragma("synchronous = NORMAL");
+  sqlite.pragma("foreign_keys = ON");
+  sqlite.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+  const db = drizzle(sqlite, { schema });
+  migrate(db, { migrationsFolder: options.migrationsFolder ?? defaultMigrationsFolder });
+  return {
+    db,
+    sqlite,
+    close: () => {
+      if (sqlite.open) sqlite.close();
+    },
+  };
+}

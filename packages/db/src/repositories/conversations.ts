@@ -1,0 +1,78 @@
+import { and, eq, sql } from "drizzle-orm";
+import type { Db } from "../client";
+import { keyset, type Page, type PageRequest, type SortDirection, toPage } from "../paging";
+import { conversations } from "../schema";
+
+export type ConversationRow = typeof conversations.$inferSelect;
+export type ConversationPatch = Partial<
+  Omit<ConversationRow, "id" | "ownerId" | "sandboxId" | "createdAt">
+>;
+
+export type ConversationSort = "created" | "updated";
+
+export interface ConversationFilter {
+  ownerId: string;
+  sandboxId?: string | undefined;
+  archived?: boolean | undefined;
+  titleContains?: string | undefined;
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+export function createConversationRepository(db: Db) {
+  return {
+    insert(row: ConversationRow): ConversationRow {
+      db.insert(conversations).values(row).run();
+      return row;
+    },
+    get(id: string): ConversationRow | undefined {
+      return db.select().from(conversations).where(eq(conversations.id, id)).get();
+    },
+    update(id: string, patch: ConversationPatch): ConversationRow | undefined {
+      return db.update(conversations).set(patch).where(eq(conversations.id, id)).returning().get();
+    },
+    remove(id: string): void {
+      db.delete(conversations).where(eq(conversations.id, id)).run();
+    },
+    listBySandbox(sandboxId: string): ConversationRow[] {
+      return db.select().from(conversations).where(eq(conversations.sandboxId, sandboxId)).all();
+    },
+    /** Marks every conversation of a sandbox archived (its sandbox no longer exists). */
+    archiveBySandbox(sandboxId: string, now: number): void {
+      db.update(conversations)
+        .set({ archived: true, updatedAt: now })
+        .where(eq(conversations.sandboxId, sandboxId))
+        .run();
+    },
+    search(
+      filter: ConversationFilter,
+      sort: ConversationSort,
+      direction: SortDirection,
+      page: PageRequest,
+    ): Page<ConversationRow> {
+      const sortColumn = sort === "created" ? conversations.createdAt : conversations.updatedAt;
+      const { where, orderBy } = keyset(sortColumn, conversations.id, direction, page.pageId);
+      const rows = db
+        .select()
+        .from(conversations)
+        .where(
+          and(
+            eq(conversations.ownerId, filter.ownerId),
+            filter.sandboxId ? eq(conversations.sandboxId, filter.sandboxId) : undefined,
+            filter.archived === undefined ? undefined : eq(conversations.archived, filter.archived),
+            filter.titleContains
+              ? sql`${conversations.title} LIKE ${`%${escapeLike(filter.titleContains)}%`} ESCAPE '\\'`
+              : undefined,
+            where,
+          ),
+        )
+        .orderBy(...orderBy)
+        .limit(page.limit + 1)
+        .all();
+      return toPage(rows, page.limit, (r) => (sort === "created" ? r.createdAt : r.updatedAt));
+    },
+  };
+}
+export type ConversationRepository = ReturnType<typeof createConversationRepository>;

@@ -1,0 +1,128 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createDb, type DbHandle } from "../client";
+import { InvalidPageIdError } from "../paging";
+import { createRepositories, type Repositories, type SandboxRow } from "./index";
+
+let handle: DbHandle;
+let repos: Repositories;
+
+function sandbox(id: string, createdAt: number, extra: Partial<SandboxRow> = {}): SandboxRow {
+  return {
+    id,
+    ownerId: "usr_a",
+    specId: "default",
+    runtime: "process",
+    status: "RUNNING",
+    statusDetail: null,
+    sessionApiKey: "k",
+    agentServerUrl: null,
+    labels: {},
+    env: {},
+    lastActivityAt: null,
+    createdAt,
+    updatedAt: createdAt,
+    ...extra,
+  };
+}
+
+beforeEach(() => {
+  handle = createDb(":memory:");
+  repos = createRepositories(handle.db);
+  repos.users.insert({ id: "usr_a", name: "a", isAdmin: false, createdAt: 1 });
+  repos.users.insert({ id: "usr_b", name: "b", isAdmin: false, createdAt: 1 });
+});
+afterEach(() => handle.close());
+
+describe("sandbox repository", () => {
+  it("pages with a stable keyset while rows are inserted between pages", () => {
+    for (let i = 0; i < 5; i++) repos.sandboxes.insert(sandbox(`sb_${i}`, 100 + i));
+    const first = repos.sandboxes.search({ ownerId: "usr_a" }, { limit: 2 });
+    expect(first.items.map((s) => s.id)).toEqual(["sb_4", "sb_3"]);
+    // A newer row lands before the cursor and must not shift the next page.
+    repos.sandboxes.insert(sandbox("sb_new", 200));
+    const second = repos.sandboxes.search(
+      { ownerId: "usr_a" },
+      { limit: 2, pageId: first.nextPageId ?? undefined },
+    );
+    expect(second.items.map((s) => s.id)).toEqual(["sb_2", "sb_1"]);
+    const third = repos.sandboxes.search(
+      { ownerId: "usr_a" },
+      { limit: 2, pageId: second.nextPageId ?? undefined },
+    );
+    expect(third.items.map((s) => s.id)).toEqual(["sb_0"]);
+    expect(third.nextPageId).toBeNull();
+  });
+
+  it("breaks ties on equal timestamps by id", () => {
+    for (const id of ["sb_a", "sb_b", "sb_c"]) repos.sandboxes.insert(sandbox(id, 100));
+    const first = repos.sandboxes.search({ ownerId: "usr_a" }, { limit: 2 });
+    const second = repos.sandboxes.search(
+      { ownerId: "usr_a" },
+      { limit: 2, pageId: first.nextPageId ?? undefined },
+    );
+    expect([...first.items, ...second.items].map((s) => s.id)).toEqual(["sb_c", "sb_b", "sb_a"]);
+  });
+
+  it("filters by owner, status and label", () => {
+    repos.sandboxes.insert(sandbox("sb_1", 1, { labels: { team: "x", env: "dev" } }));
+    repos.sandboxes.insert(sandbox("sb_2", 2, { labels: { team: "y" }, status: "PAUSED" }));
+    repos.sandboxes.insert(sandbox("sb_3", 3, { ownerId: "usr_b", labels: { team: "x" } }));
+    const ids = (f: Parameters<Repositories["sandboxes"]["search"]>[0]) =>
+      repos.sandboxes.search(f, { limit: 10 }).items.map((s) => s.id);
+    expect(ids({ ownerId: "usr_a", label: "team=x" })).toEqual(["sb_1"]);
+    expect(ids({ ownerId: "usr_a", label: "env" })).toEqual(["sb_1"]);
+    expect(ids({ ownerId: "usr_a", status: "PAUSED" })).toEqual(["sb_2"]);
+    expect(ids({ ownerId: "usr_a" })).toEqual(["sb_2", "sb_1"]);
+  });
+
+  it("rejects a page id it did not produce", () => {
+    expect(() =>
+      repos.sandboxes.search({ ownerId: "usr_a" }, { limit: 2, pageId: "junk" }),
+    ).toThrow(InvalidPageIdError);
+  });
+});
+
+describe("conversation repository", () => {
+  it("filters by title substring literally and archives by sandbox", () => {
+    const base = {
+      sandboxId: "sb_1",
+      ownerId: "usr_a",
+      agent: { kind: "shell" },
+      metadata: {},
+      archived: false,
+      executionStatus: null,
+      lastEventAt: null,
+    };
+    repos.conversations.insert({
+      ...base,
+      id: "c1",
+      title: "100% done",
+      createdAt: 1,
+      updatedAt: 5,
+    });
+    repos.conversations.insert({
+      ...base,
+      id: "c2",
+      title: "1000 done",
+      createdAt: 2,
+      updatedAt: 4,
+    });
+    const titled = repos.conversations.search(
+      { ownerId: "usr_a", titleContains: "0%" },
+      "created",
+      "asc",
+      { limit: 10 },
+    );
+    expect(titled.items.map((c) => c.id)).toEqual(["c1"]);
+    const byUpdated = repos.conversations.search({ ownerId: "usr_a" }, "updated", "asc", {
+      limit: 10,
+    });
+    expect(byUpdated.items.map((c) => c.id)).toEqual(["c2", "c1"]);
+    repos.conversations.archiveBySandbox("sb_1", 10);
+    expect(
+      repos.conversations.search({ ownerId: "usr_a", archived: false }, "created", "asc", {
+        limit: 10,
+      }).items,
+    ).toHaveLength(0);
+  });
+});

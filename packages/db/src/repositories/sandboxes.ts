@@ -1,0 +1,74 @@
+import { and, count, eq, inArray, type SQL, sql } from "drizzle-orm";
+import type { Db } from "../client";
+import { keyset, type Page, type PageRequest, toPage } from "../paging";
+import { sandboxes } from "../schema";
+
+export type SandboxRow = typeof sandboxes.$inferSelect;
+export type SandboxPatch = Partial<Omit<SandboxRow, "id" | "ownerId" | "createdAt">>;
+
+export interface SandboxFilter {
+  ownerId: string;
+  status?: string | undefined;
+  specId?: string | undefined;
+  /** `key` (label present) or `key=value`. */
+  label?: string | undefined;
+}
+
+function labelCondition(label: string): SQL {
+  const eqAt = label.indexOf("=");
+  const key = eqAt === -1 ? label : label.slice(0, eqAt);
+  const path = `$.${JSON.stringify(key)}`;
+  if (eqAt === -1) return sql`json_type(${sandboxes.labels}, ${path}) IS NOT NULL`;
+  return sql`json_extract(${sandboxes.labels}, ${path}) = ${label.slice(eqAt + 1)}`;
+}
+
+export function createSandboxRepository(db: Db) {
+  return {
+    insert(row: SandboxRow): SandboxRow {
+      db.insert(sandboxes).values(row).run();
+      return row;
+    },
+    get(id: string): SandboxRow | undefined {
+      return db.select().from(sandboxes).where(eq(sandboxes.id, id)).get();
+    },
+    /** Applies `patch` and returns the updated row (undefined when the row is gone). */
+    update(id: string, patch: SandboxPatch): SandboxRow | undefined {
+      return db.update(sandboxes).set(patch).where(eq(sandboxes.id, id)).returning().get();
+    },
+    remove(id: string): void {
+      db.delete(sandboxes).where(eq(sandboxes.id, id)).run();
+    },
+    search(filter: SandboxFilter, page: PageRequest): Page<SandboxRow> {
+      const { where, orderBy } = keyset(sandboxes.createdAt, sandboxes.id, "desc", page.pageId);
+      const rows = db
+        .select()
+        .from(sandboxes)
+        .where(
+          and(
+            eq(sandboxes.ownerId, filter.ownerId),
+            filter.status ? eq(sandboxes.status, filter.status) : undefined,
+            filter.specId ? eq(sandboxes.specId, filter.specId) : undefined,
+            filter.label ? labelCondition(filter.label) : undefined,
+            where,
+          ),
+        )
+        .orderBy(...orderBy)
+        .limit(page.limit + 1)
+        .all();
+      return toPage(rows, page.limit, (r) => r.createdAt);
+    },
+    listByStatus(statuses: string[]): SandboxRow[] {
+      return db.select().from(sandboxes).where(inArray(sandboxes.status, statuses)).all();
+    },
+    listAll(): SandboxRow[] {
+      return db.select().from(sandboxes).all();
+    },
+    countByStatus(statuses: string[]): number {
+      return (
+        db.select({ n: count() }).from(sandboxes).where(inArray(sandboxes.status, statuses)).get()
+          ?.n ?? 0
+      );
+    },
+  };
+}
+export type SandboxRepository = ReturnType<typeof createSandboxRepository>;
