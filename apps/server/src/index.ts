@@ -1,1 +1,2 @@
-export {};
+export { createApp } from "./http/app";
+export { type RunningServer, type StartServerOptions, startServer } from "./server";

@@ -1,1 +1,14 @@
+export * from "./agent-client";
 export * from "./agent-contracts";
+export { pinBodySchemas } from "./body-coercion";
+export * from "./context";
+export * from "./create-core";
+export * from "./deps";
+export * from "./describe-error";
+export * from "./errors";
+export * from "./logger";
+export * from "./openapi";
+export * from "./router";
+export type { Meta } from "./trpc";
+export { hashApiKey } from "./users/api-keys";
+export { bootstrapAdmin } from "./users/bootstrap-admin";

@@ -1,0 +1,37 @@
+import { randomUUID } from "node:crypto";
+import type { NextFunction, Request, Response } from "express";
+import type { Logger } from "pino";
+
+declare module "express-serve-static-core" {
+  interface Request {
+    id: string;
+    log: Logger;
+    rawBody?: Buffer;
+  }
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** A request id (the caller's X-Request-Id when sane) and one access-log line per request. */
+export function requestLog(log: Logger) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const given = req.headers["x-request-id"];
+    req.id = typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
+    req.log = log.child({ requestId: req.id });
+    res.setHeader("x-request-id", req.id);
+    const started = process.hrtime.bigint();
+    res.on("finish", () => {
+      // The path only: query strings and bodies can carry data we never log.
+      req.log.info(
+        {
+          method: req.method,
+          path: req.originalUrl.split("?")[0],
+          status: res.statusCode,
+          ms: Number(process.hrtime.bigint() - started) / 1e6,
+        },
+        "request",
+      );
+    });
+    next();
+  };
+}

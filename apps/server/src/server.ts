@@ -1,0 +1,94 @@
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { bootstrapAdmin, type Core, type CoreConfig, createCore } from "@sandbox-server/core";
+import { createDb } from "@sandbox-server/db";
+import type { SandboxRuntime } from "@sandbox-server/runtime";
+import type { Logger } from "pino";
+import { createApp } from "./http/app";
+
+export interface StartServerOptions {
+  dataDir: string;
+  runtime: SandboxRuntime;
+  log: Logger;
+  port?: number;
+  host?: string;
+  adminApiKey?: string | undefined;
+  config?: Partial<CoreConfig>;
+  bodyLimitBytes?: number;
+  defaultImage?: string;
+  migrationsFolder?: string;
+}
+
+export interface RunningServer {
+  url: string;
+  core: Core;
+  server: Server;
+  /** Path of the generated admin key file, when one was generated on this start. */
+  adminKeyFile: string | null;
+  /** Stops accepting, finishes in-flight requests, closes the db. Sandboxes keep running. */
+  close(): Promise<void>;
+}
+
+export async function startServer(options: StartServerOptions): Promise<RunningServer> {
+  const { log } = options;
+  mkdirSync(options.dataDir, { recursive: true });
+  const db = createDb(path.join(options.dataDir, "sandbox-server.db"), {
+    ...(options.migrationsFolder ? { migrationsFolder: options.migrationsFolder } : {}),
+  });
+  const core = createCore({
+    db,
+    runtime: options.runtime,
+    log,
+    ...(options.config ? { config: options.config } : {}),
+    ...(options.defaultImage ? { defaultImage: options.defaultImage } : {}),
+  });
+  const { generatedKey } = bootstrapAdmin(core.deps, options.adminApiKey);
+  let adminKeyFile: string | null = null;
+  if (generatedKey) {
+    adminKeyFile = path.resolve(options.dataDir, "admin-api-key");
+    writeFileSync(adminKeyFile, `${generatedKey}\n`, { mode: 0o600 });
+    chmodSync(adminKeyFile, 0o600);
+    log.info({ file: adminKeyFile }, `admin API key written to ${adminKeyFile}`);
+  }
+  let ready = false;
+  const app = createApp({
+    core,
+    log,
+    bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
+    isReady: () => ready,
+  });
+  await core.start();
+  const server = app.listen(options.port ?? 0, options.host ?? "127.0.0.1");
+  await new Promise<void>((resolve, reject) => {
+    server.once("listening", resolve);
+    server.once("error", reject);
+  });
+  server.keepAliveTimeout = 65_000;
+  ready = true;
+  const address = server.address() as AddressInfo;
+  const url = `http://${address.address}:${address.port}`;
+  log.info({ url, runtime: options.runtime.kind }, `sandbox server listening on ${url}`);
+
+  let closing: Promise<void> | null = null;
+  return {
+    url,
+    core,
+    server,
+    adminKeyFile,
+    close() {
+      closing ??= (async () => {
+        ready = false;
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+        });
+        await core.stop();
+        await options.runtime.close();
+        db.close();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,173 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Writable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import type { CoreConfig } from "@sandbox-server/core";
+import { ProcessRuntime, type SandboxRuntime } from "@sandbox-server/runtime";
+import pino from "pino";
+import { type RunningServer, startServer } from "../src/server";
+
+export const ADMIN_KEY = "ssk_test_admin_key_0123456789";
+export const agentServerEntry = fileURLToPath(
+  new URL("../../agent-server/dist/agent-server.js", import.meta.url),
+);
+
+export type RuntimeKind = "process" | "docker";
+
+export interface TestServer {
+  url: string;
+  server: RunningServer;
+  runtime: SandboxRuntime;
+  dataDir: string;
+  /** Everything the server logged, for secret-leak checks. */
+  logs: () => string;
+  api: (method: string, route: string, options?: RequestOptions) => Promise<ApiResponse>;
+  trpc: (
+    kind: "query" | "mutation",
+    procedure: string,
+    input: unknown,
+    key?: string | null,
+  ) => Promise<ApiResponse>;
+  createUser: (name: string) => Promise<string>;
+  waitForStatus: (
+    id: string,
+    status: string,
+    key?: string,
+    timeoutMs?: number,
+  ) => Promise<ApiResponse>;
+  /** Restarts the control plane over the same data directory (sandboxes keep running). */
+  restart: () => Promise<void>;
+  close: () => Promise<void>;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  rawBody?: string;
+  key?: string | null;
+  headers?: Record<string, string>;
+}
+
+export interface ApiResponse {
+  status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: test responses are inspected structurally
+  body: any;
+}
+
+export async function createRuntime(kind: RuntimeKind, dataDir: string): Promise<SandboxRuntime> {
+  if (kind === "docker") {
+    const { DockerRuntime } = await import("@sandbox-server/runtime");
+    return new DockerRuntime({});
+  }
+  return new ProcessRuntime({ rootDir: path.join(dataDir, "sandboxes"), agentServerEntry });
+}
+
+export async function startTestServer(
+  options: { config?: Partial<CoreConfig>; runtime?: RuntimeKind } = {},
+): Promise<TestServer> {
+  const kind = options.runtime ?? "process";
+  const dataDir = mkdtempSync(path.join(tmpdir(), "sandbox-server-test-"));
+  let captured = "";
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      captured += chunk.toString();
+      done();
+    },
+  });
+  const log = pino({ level: "debug" }, sink);
+  const config: Partial<CoreConfig> = {
+    sandboxStartTimeoutMs: 30_000,
+    conversationStartTimeoutMs: 30_000,
+    agentRequestTimeoutMs: 2_000,
+    healthGraceMs: 3_000,
+    supervisorIntervalMs: 300,
+    ...options.config,
+  };
+  let runtime = await createRuntime(kind, dataDir);
+  const boot = () => startServer({ dataDir, runtime, log, adminApiKey: ADMIN_KEY, config });
+  let server = await boot();
+
+  const t: TestServer = {
+    get url() {
+      return server.url;
+    },
+    get server() {
+      return server;
+    },
+    get runtime() {
+      return runtime;
+    },
+    dataDir,
+    logs: () => captured,
+    async api(method, route, opts = {}) {
+      const headers: Record<string, string> = { ...opts.headers };
+      const key = opts.key === undefined ? ADMIN_KEY : opts.key;
+      if (key) headers.authorization = `Bearer ${key}`;
+      let body: string | undefined;
+      if (opts.rawBody !== undefined) body = opts.rawBody;
+      else if (opts.body !== undefined) body = JSON.stringify(opts.body);
+      if (body !== undefined && !headers["content-type"])
+        headers["content-type"] = "application/json";
+      const res = await fetch(`${server.url}${route}`, { method, headers, body });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = text ? JSON.parse(text) : null;
+      } catch {
+        // keep text
+      }
+      return { status: res.status, body: parsed };
+    },
+    async trpc(kind, procedure, input, key = ADMIN_KEY) {
+      const headers: Record<string, string> = {};
+      if (key) headers.authorization = `Bearer ${key}`;
+      const res =
+        kind === "query"
+          ? await fetch(
+              `${server.url}/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`,
+              { headers },
+            )
+          : await fetch(`${server.url}/trpc/${procedure}`, {
+              method: "POST",
+              headers: { ...headers, "content-type": "application/json" },
+              body: JSON.stringify(input),
+            });
+      const json = (await res.json()) as { result?: { data: unknown }; error?: unknown };
+      return { status: res.status, body: json.error ?? json.result?.data };
+    },
+    async createUser(name) {
+      const res = await t.api("POST", "/api/v1/users", { body: { name } });
+      if (res.status !== 201) throw new Error(`user create failed: ${res.status}`);
+      return res.body.api_key as string;
+    },
+    async waitForStatus(id, status, key = ADMIN_KEY, timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      let last: ApiResponse | undefined;
+      while (Date.now() < deadline) {
+        last = await t.api("GET", `/api/v1/sandboxes/${id}`, { key });
+        if (last.body?.status === status) return last;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error(`sandbox ${id} did not reach ${status}; last: ${JSON.stringify(last?.body)}`);
+    },
+    async restart() {
+      await server.close();
+      runtime = await createRuntime(kind, dataDir);
+      server = await boot();
+    },
+    async close() {
+      for (const sandbox of await runtime.list()) await runtime.delete(sandbox.sandboxId);
+      await server.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return t;
+}
+
+/** The pid of a process sandbox's agent server (from the runtime's state file). */
+export function agentServerPid(dataDir: string, sandboxId: string): number {
+  const state = JSON.parse(
+    readFileSync(path.join(dataDir, "sandboxes", sandboxId, "sandbox.json"), "utf8"),
+  ) as { pid: number };
+  return state.pid;
+}

@@ -1,0 +1,43 @@
+import type { User } from "@sandbox-server/db";
+import type { CoreDeps } from "./deps";
+import type { Logger } from "./logger";
+import { findUserByApiKey } from "./users/api-keys";
+
+export interface Context {
+  deps: CoreDeps;
+  user: User | null;
+  log: Logger;
+  requestId: string;
+  /** The exact request body bytes (REST); send-message forwards them unchanged. */
+  rawBody: Buffer | undefined;
+}
+
+export interface ContextInput {
+  deps: CoreDeps;
+  apiKey: string | null;
+  requestId?: string;
+  rawBody?: Buffer | undefined;
+}
+
+/** Transport-agnostic context: used by the express adapters and by `createCaller` in tests. */
+export function createContextInner(input: ContextInput): Context {
+  const requestId = input.requestId ?? crypto.randomUUID();
+  return {
+    deps: input.deps,
+    user: input.apiKey ? (findUserByApiKey(input.deps, input.apiKey) ?? null) : null,
+    log: input.deps.log.child({ requestId }),
+    requestId,
+    rawBody: input.rawBody,
+  };
+}
+
+/** Reads the key from `Authorization: Bearer <key>` or `X-API-Key`. */
+export function apiKeyFromHeaders(headers: Record<string, string | string[] | undefined>) {
+  const authorization = headers.authorization;
+  if (typeof authorization === "string") {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (match?.[1]) return match[1];
+  }
+  const header = headers["x-api-key"];
+  return typeof header === "string" && header.length > 0 ? header : null;
+}

@@ -1,0 +1,53 @@
+import { EventEmitter } from "node:events";
+import type { Repositories, SandboxRow } from "@sandbox-server/db";
+import type { SandboxRuntime } from "@sandbox-server/runtime";
+import type { AgentServerClient } from "./agent-client";
+import type { Logger } from "./logger";
+import type { KeyedLock } from "./shared/keyed-lock";
+
+export interface CoreConfig {
+  /** How long a sandbox may take from STARTING to RUNNING before it is ERROR. */
+  sandboxStartTimeoutMs: number;
+  /** How long a conversation create waits for its sandbox and agent server. */
+  conversationStartTimeoutMs: number;
+  /** Upper bound of one forwarded call to an agent server. */
+  agentRequestTimeoutMs: number;
+  /** How long a read waits for a live execution_status before answering null. */
+  statusProbeTimeoutMs: number;
+  maxRunningSandboxes: number;
+  /** How long a RUNNING sandbox may fail health checks before it is ERROR. */
+  healthGraceMs: number;
+  supervisorIntervalMs: number;
+  /** Pause RUNNING sandboxes idle this long; null disables. */
+  idleAutoPauseMs: number | null;
+  defaultSpecId: string;
+}
+
+export interface SandboxStatusChange {
+  sandbox: SandboxRow;
+  previousStatus: string | null;
+}
+
+export interface CoreEventMap {
+  "sandbox.status_changed": [SandboxStatusChange];
+  "sandbox.deleted": [SandboxRow];
+}
+
+export interface CoreDeps {
+  repos: Repositories;
+  runtime: SandboxRuntime;
+  agents: AgentServerClient;
+  config: CoreConfig;
+  log: Logger;
+  now: () => number;
+  locks: KeyedLock;
+  events: EventEmitter<CoreEventMap>;
+  /** Last time a message went to each sandbox (memory only: the hot path writes no rows). */
+  activity: Map<string, number>;
+}
+
+export function createEvents(): EventEmitter<CoreEventMap> {
+  const events = new EventEmitter<CoreEventMap>();
+  events.setMaxListeners(0);
+  return events;
+}

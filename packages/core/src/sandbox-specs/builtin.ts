@@ -1,0 +1,24 @@
+import type { SandboxSpecRow } from "@sandbox-server/db";
+
+export const DEFAULT_SPEC_ID = "default";
+export const DEFAULT_IMAGE = "sandbox-server/agent-server:latest";
+
+/** The built-in spec: this project's own agent server, as a process or in its image. */
+export function builtinSpecs(now: number, image = DEFAULT_IMAGE): SandboxSpecRow[] {
+  return [
+    {
+      id: DEFAULT_SPEC_ID,
+      name: "Agent server",
+      description: "This project's agent server with the shell and llm agents",
+      runtime: "any",
+      image,
+      command: null,
+      workingDir: null,
+      initialEnv: {},
+      cpu: 1,
+      memoryMb: 1024,
+      pids: 512,
+      createdAt: now,
+    },
+  ];
+}

@@ -1,0 +1,17 @@
+import { rest } from "../shared/rest";
+import { authedProcedure } from "../trpc";
+import { SandboxSpecPage, SearchSandboxSpecsInput, toSandboxSpec } from "./contracts";
+
+export const searchSandboxSpecs = authedProcedure
+  .meta(
+    rest("GET", "/sandbox-specs/search", "search_sandbox_specs", {
+      summary: "List sandbox specs",
+      tag: "Sandbox specs",
+    }),
+  )
+  .input(SearchSandboxSpecsInput)
+  .output(SandboxSpecPage)
+  .query(({ ctx, input }) => {
+    const page = ctx.deps.repos.specs.search({ limit: input.limit, pageId: input.page_id });
+    return { items: page.items.map(toSandboxSpec), next_page_id: page.nextPageId };
+  });

@@ -1,0 +1,68 @@
+import type { SandboxRow } from "@sandbox-server/db";
+import { z } from "zod";
+import { EnvVars, Labels, pageInput, pageOf, Timestamp } from "../shared/contracts";
+import { iso } from "../shared/time";
+
+export const sandboxStatuses = ["STARTING", "RUNNING", "PAUSED", "STOPPING", "ERROR"] as const;
+export const SandboxStatus = z.enum(sandboxStatuses).meta({ id: "SandboxStatus" });
+export type SandboxStatus = z.infer<typeof SandboxStatus>;
+
+export const ExposedUrl = z.object({ name: z.string(), url: z.string(), port: z.number().int() });
+
+export const Sandbox = z
+  .object({
+    id: z.string(),
+    status: SandboxStatus,
+    sandbox_spec_id: z.string(),
+    created_by_user_id: z.string(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    agent_server_url: z.string().nullable().describe("Only while RUNNING"),
+    session_api_key: z.string().nullable().describe("Only to the owner, only while RUNNING"),
+    exposed_urls: z.array(ExposedUrl),
+    status_detail: z.string().nullable(),
+    labels: z.record(z.string(), z.string()),
+  })
+  .meta({ id: "Sandbox" });
+export type Sandbox = z.infer<typeof Sandbox>;
+
+export const SandboxPage = pageOf(Sandbox, "SandboxPage");
+
+export const SandboxId = z.string().min(1).max(64).describe("Sandbox id");
+
+export const SearchSandboxesInput = z.object({
+  ...pageInput,
+  status: SandboxStatus.optional(),
+  sandbox_spec_id: z.string().min(1).max(64).optional(),
+  label: z.string().min(1).max(320).optional().describe("`key` or `key=value`"),
+});
+
+export const StartSandboxInput = z.object({
+  sandbox_spec_id: z.string().min(1).max(64).optional(),
+  labels: Labels.optional(),
+  env: EnvVars.optional(),
+});
+export type StartSandboxInput = z.infer<typeof StartSandboxInput>;
+
+export const SandboxIdInput = z.object({ id: SandboxId });
+
+export const DeleteSandboxOutput = z.object({ success: z.boolean(), id: z.string() });
+
+/** Renders a row for its owner (the only viewer a sandbox ever has). */
+export function toSandbox(row: SandboxRow): Sandbox {
+  const running = row.status === "RUNNING" && row.agentServerUrl !== null;
+  const url = running ? row.agentServerUrl : null;
+  return {
+    id: row.id,
+    status: row.status as SandboxStatus,
+    sandbox_spec_id: row.specId,
+    created_by_user_id: row.ownerId,
+    created_at: iso(row.createdAt),
+    updated_at: iso(row.updatedAt),
+    agent_server_url: url,
+    session_api_key: running ? row.sessionApiKey : null,
+    exposed_urls: url ? [{ name: "AGENT_SERVER", url, port: Number(new URL(url).port) }] : [],
+    status_detail: row.statusDetail,
+    labels: row.labels,
+  };
+}

@@ -1,0 +1,16 @@
+import { rest } from "../shared/rest";
+import { authedProcedure } from "../trpc";
+import { Sandbox, SandboxIdInput, toSandbox } from "./contracts";
+import { findOwnedSandbox } from "./service/status";
+
+export const getSandbox = authedProcedure
+  .meta(
+    rest("GET", "/sandboxes/{id}", "get_sandbox", {
+      summary: "Read a sandbox",
+      tag: "Sandboxes",
+      errors: [404],
+    }),
+  )
+  .input(SandboxIdInput)
+  .output(Sandbox)
+  .query(({ ctx, input }) => toSandbox(findOwnedSandbox(ctx.deps, ctx.user.id, input.id)));

@@ -1,0 +1,18 @@
+import { rest } from "../shared/rest";
+import { authedProcedure } from "../trpc";
+import { Sandbox, SandboxIdInput, toSandbox } from "./contracts";
+import { pauseSandbox as pauseSandboxVerb } from "./service/pause-sandbox";
+
+export const pauseSandbox = authedProcedure
+  .meta(
+    rest("POST", "/sandboxes/{id}/pause", "pause_sandbox", {
+      summary: "Pause a sandbox",
+      tag: "Sandboxes",
+      errors: [404, 409, 503],
+    }),
+  )
+  .input(SandboxIdInput)
+  .output(Sandbox)
+  .mutation(async ({ ctx, input }) =>
+    toSandbox(await pauseSandboxVerb(ctx.deps, ctx.user.id, input.id)),
+  );

@@ -1,0 +1,25 @@
+import { rest } from "../shared/rest";
+import { authedProcedure } from "../trpc";
+import { SandboxPage, SearchSandboxesInput, toSandbox } from "./contracts";
+
+export const searchSandboxes = authedProcedure
+  .meta(
+    rest("GET", "/sandboxes/search", "search_sandboxes", {
+      summary: "Search sandboxes",
+      tag: "Sandboxes",
+    }),
+  )
+  .input(SearchSandboxesInput)
+  .output(SandboxPage)
+  .query(({ ctx, input }) => {
+    const page = ctx.deps.repos.sandboxes.search(
+      {
+        ownerId: ctx.user.id,
+        status: input.status,
+        specId: input.sandbox_spec_id,
+        label: input.label,
+      },
+      { limit: input.limit, pageId: input.page_id },
+    );
+    return { items: page.items.map(toSandbox), next_page_id: page.nextPageId };
+  });

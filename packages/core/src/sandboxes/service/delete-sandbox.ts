@@ -1,0 +1,37 @@
+import type { SandboxRow } from "@sandbox-server/db";
+import type { CoreDeps } from "../../deps";
+import { AppError } from "../../errors";
+import { errorMessage, findOwnedSandbox, illegalMove, updateSandbox } from "./status";
+
+const DELETABLE = new Set(["RUNNING", "PAUSED", "ERROR"]);
+
+/** RUNNING, PAUSED or ERROR → STOPPING → gone; its conversations become archived. */
+export function deleteSandbox(deps: CoreDeps, ownerId: string, id: string): Promise<void> {
+  findOwnedSandbox(deps, ownerId, id);
+  return deps.locks.run(id, async () => {
+    const row = findOwnedSandbox(deps, ownerId, id);
+    if (!DELETABLE.has(row.status)) throw illegalMove(row, "delete");
+    updateSandbox(deps, id, { status: "STOPPING" });
+    await removeSandbox(deps, row);
+  });
+}
+
+/** Removes the runtime side, archives conversations and drops the record. Also used on recovery. */
+export async function removeSandbox(deps: CoreDeps, row: SandboxRow): Promise<void> {
+  try {
+    await deps.runtime.delete(row.id);
+  } catch (error) {
+    // The record stays STOPPING; reconciliation finishes the removal later.
+    deps.log.error({ sandboxId: row.id, reason: errorMessage(error) }, "sandbox removal failed");
+    throw new AppError(
+      "SANDBOX_UNAVAILABLE",
+      `Removing the sandbox failed: ${errorMessage(error)}`,
+    );
+  }
+  if (row.agentServerUrl) await deps.agents.forget(row.agentServerUrl);
+  deps.repos.conversations.archiveBySandbox(row.id, deps.now());
+  deps.repos.sandboxes.remove(row.id);
+  deps.activity.delete(row.id);
+  deps.log.info({ sandboxId: row.id }, "sandbox deleted");
+  deps.events.emit("sandbox.deleted", row);
+}

@@ -1,0 +1,35 @@
+import type { SandboxRow } from "@sandbox-server/db";
+import type { CoreDeps } from "../../deps";
+import { assertCapacity, markRunning } from "./start-sandbox";
+import { errorMessage, findOwnedSandbox, illegalMove, updateSandbox } from "./status";
+
+/**
+ * PAUSED or ERROR → STARTING → RUNNING once the agent server answers again; resuming a RUNNING
+ * sandbox succeeds as is. Waits (bounded by the start timeout) so the answer is usually RUNNING.
+ */
+export function resumeSandbox(deps: CoreDeps, ownerId: string, id: string): Promise<SandboxRow> {
+  findOwnedSandbox(deps, ownerId, id);
+  return deps.locks.run(id, async () => {
+    const row = findOwnedSandbox(deps, ownerId, id);
+    if (row.status === "RUNNING") return row;
+    if (row.status !== "PAUSED" && row.status !== "ERROR") throw illegalMove(row, "resume");
+    assertCapacity(deps);
+    updateSandbox(deps, id, { status: "STARTING", statusDetail: null });
+    try {
+      const resumed = await deps.runtime.resume(id);
+      if (resumed.agentServerUrl && resumed.agentServerUrl !== row.agentServerUrl) {
+        if (row.agentServerUrl) await deps.agents.forget(row.agentServerUrl);
+        updateSandbox(deps, id, { agentServerUrl: resumed.agentServerUrl });
+      }
+      const ready = await deps.runtime.waitUntilReady(id, deps.config.sandboxStartTimeoutMs);
+      return markRunning(deps, id, ready.agentServerUrl) ?? row;
+    } catch (error) {
+      return (
+        updateSandbox(deps, id, {
+          status: "ERROR",
+          statusDetail: `Failed to resume: ${errorMessage(error)}`,
+        }) ?? row
+      );
+    }
+  });
+}

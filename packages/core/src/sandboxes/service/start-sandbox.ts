@@ -1,0 +1,103 @@
+import { randomBytes } from "node:crypto";
+import type { SandboxRow, SandboxSpecRow } from "@sandbox-server/db";
+import type { CoreDeps } from "../../deps";
+import { AppError } from "../../errors";
+import { resolveSpec } from "../../sandbox-specs/resolve-spec";
+import { newId } from "../../shared/ids";
+import type { StartSandboxInput } from "../contracts";
+import { errorMessage, updateSandbox } from "./status";
+
+const ACTIVE = ["STARTING", "RUNNING"];
+
+/** 429 when starting (or resuming) one more sandbox would pass the server's limit. */
+export function assertCapacity(deps: CoreDeps): void {
+  const active = deps.repos.sandboxes.countByStatus(ACTIVE);
+  if (active >= deps.config.maxRunningSandboxes) {
+    throw new AppError(
+      "SANDBOX_LIMIT_REACHED",
+      `This server runs at most ${deps.config.maxRunningSandboxes} sandboxes at once; pause or delete one first`,
+      { details: { limit: deps.config.maxRunningSandboxes } },
+    );
+  }
+}
+
+/** Records a STARTING sandbox and launches it; RUNNING follows once its agent server answers. */
+export function startSandbox(
+  deps: CoreDeps,
+  ownerId: string,
+  input: StartSandboxInput,
+): { row: SandboxRow; ready: Promise<SandboxRow | undefined> } {
+  const spec = resolveSpec(deps, input.sandbox_spec_id);
+  // Count and insert run in one synchronous stretch, so concurrent starts cannot overshoot.
+  assertCapacity(deps);
+  const now = deps.now();
+  const row = deps.repos.sandboxes.insert({
+    id: newId("sb"),
+    ownerId,
+    specId: spec.id,
+    runtime: deps.runtime.kind,
+    status: "STARTING",
+    statusDetail: null,
+    sessionApiKey: randomBytes(24).toString("base64url"),
+    agentServerUrl: null,
+    labels: input.labels ?? {},
+    env: input.env ?? {},
+    lastActivityAt: null,
+    createdAt: now,
+    updatedAt: now,
+  });
+  deps.log.info({ sandboxId: row.id, specId: spec.id }, "sandbox starting");
+  const ready = deps.locks.run(row.id, () => launchSandbox(deps, row, spec));
+  return { row, ready };
+}
+
+async function launchSandbox(
+  deps: CoreDeps,
+  row: SandboxRow,
+  spec: SandboxSpecRow,
+): Promise<SandboxRow | undefined> {
+  try {
+    const started = await deps.runtime.start({
+      sandboxId: row.id,
+      ownerId: row.ownerId,
+      specId: spec.id,
+      sessionApiKey: row.sessionApiKey,
+      env: { ...spec.initialEnv, ...row.env },
+      ...(spec.image ? { image: spec.image } : {}),
+      ...(spec.command ? { command: spec.command } : {}),
+      ...(spec.workingDir ? { workingDir: spec.workingDir } : {}),
+      resources: {
+        ...(spec.cpu ? { cpu: spec.cpu } : {}),
+        ...(spec.memoryMb ? { memoryMb: spec.memoryMb } : {}),
+        ...(spec.pids ? { pids: spec.pids } : {}),
+      },
+      labels: row.labels,
+    });
+    if (started.agentServerUrl) {
+      updateSandbox(deps, row.id, { agentServerUrl: started.agentServerUrl });
+    }
+    const ready = await deps.runtime.waitUntilReady(row.id, deps.config.sandboxStartTimeoutMs);
+    return markRunning(deps, row.id, ready.agentServerUrl);
+  } catch (error) {
+    deps.log.warn({ sandboxId: row.id, reason: errorMessage(error) }, "sandbox failed to start");
+    return updateSandbox(deps, row.id, {
+      status: "ERROR",
+      statusDetail: `Failed to start: ${errorMessage(error)}`,
+    });
+  }
+}
+
+export function markRunning(
+  deps: CoreDeps,
+  id: string,
+  agentServerUrl: string | null,
+): SandboxRow | undefined {
+  const current = deps.repos.sandboxes.get(id);
+  // A delete that raced the start wins: never resurrect a STOPPING or removed sandbox.
+  if (!current || current.status === "STOPPING") return current;
+  return updateSandbox(deps, id, {
+    status: "RUNNING",
+    statusDetail: null,
+    agentServerUrl: agentServerUrl ?? current.agentServerUrl,
+  });
+}

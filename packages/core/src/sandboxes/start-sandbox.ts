@@ -1,0 +1,19 @@
+import { rest } from "../shared/rest";
+import { authedProcedure } from "../trpc";
+import { Sandbox, StartSandboxInput, toSandbox } from "./contracts";
+import { startSandbox as startSandboxVerb } from "./service/start-sandbox";
+
+export const startSandbox = authedProcedure
+  .meta(
+    rest("POST", "/sandboxes", "start_sandbox", {
+      summary: "Start a sandbox",
+      description:
+        "Answers at once with the sandbox STARTING; it becomes RUNNING when its agent server answers.",
+      tag: "Sandboxes",
+      successStatus: 201,
+      errors: [404, 429],
+    }),
+  )
+  .input(StartSandboxInput)
+  .output(Sandbox)
+  .mutation(({ ctx, input }) => toSandbox(startSandboxVerb(ctx.deps, ctx.user.id, input).row));

@@ -1,0 +1,171 @@
+import type { SandboxRow } from "@sandbox-server/db";
+import type { RuntimeSandbox } from "@sandbox-server/runtime";
+import type { CoreDeps } from "../deps";
+import { removeSandbox } from "./service/delete-sandbox";
+import { markRunning } from "./service/start-sandbox";
+import { errorMessage, updateSandbox } from "./service/status";
+
+/**
+ * Keeps records true to the runtime: reconciles at start (adopt, mark vanished, remove orphans,
+ * finish interrupted moves) and then checks liveness on a timer. The store is the record of
+ * intent; the runtime is the truth about liveness.
+ */
+export class SandboxSupervisor {
+  private timer: NodeJS.Timeout | null = null;
+  private ticking = false;
+  /** When each RUNNING sandbox first failed its health check in the current streak. */
+  private readonly unhealthySince = new Map<string, number>();
+
+  constructor(private readonly deps: CoreDeps) {}
+
+  async start(): Promise<void> {
+    await this.reconcile();
+    this.timer = setInterval(() => void this.tick(), this.deps.config.supervisorIntervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** Compares every record with what the runtime runs, and fixes both sides. */
+  async reconcile(): Promise<void> {
+    const { deps } = this;
+    const observed = new Map((await deps.runtime.list()).map((s) => [s.sandboxId, s]));
+    const records = deps.repos.sandboxes.listAll().filter((r) => r.runtime === deps.runtime.kind);
+    const known = new Set(records.map((r) => r.id));
+    for (const id of observed.keys()) {
+      if (known.has(id)) continue;
+      deps.log.warn({ sandboxId: id }, "removing orphan sandbox with no record");
+      await deps.runtime.delete(id).catch((error: unknown) => {
+        deps.log.error({ sandboxId: id, reason: errorMessage(error) }, "orphan removal failed");
+      });
+    }
+    for (const row of records) {
+      await deps.locks.run(row.id, () => this.reconcileOne(row, observed.get(row.id)));
+    }
+  }
+
+  private async reconcileOne(row: SandboxRow, seen: RuntimeSandbox | undefined): Promise<void> {
+    const { deps } = this;
+    const current = deps.repos.sandboxes.get(row.id);
+    if (!current) return;
+    if (current.status === "STOPPING") {
+      // A delete was interrupted: finish it.
+      await removeSandbox(deps, current).catch(() => undefined);
+      return;
+    }
+    if (current.status === "ERROR") return;
+    const state = seen ? await deps.runtime.inspect(row.id) : undefined;
+    if (!state || state.state === "missing") {
+      updateSandbox(deps, row.id, {
+        status: "ERROR",
+        statusDetail: "The sandbox vanished while the control plane was down",
+      });
+      return;
+    }
+    if (state.agentServerUrl && state.agentServerUrl !== current.agentServerUrl) {
+      updateSandbox(deps, row.id, { agentServerUrl: state.agentServerUrl });
+    }
+    if (current.status === "STARTING" && state.state === "starting") {
+      // The start was interrupted by a restart: finish waiting for it in the background.
+      void this.finishStart(current.id);
+      return;
+    }
+    this.apply(current, state, true);
+  }
+
+  private async finishStart(id: string): Promise<void> {
+    const { deps } = this;
+    try {
+      const ready = await deps.runtime.waitUntilReady(id, deps.config.sandboxStartTimeoutMs);
+      await deps.locks.run(id, async () => {
+        markRunning(deps, id, ready.agentServerUrl);
+      });
+    } catch (error) {
+      updateSandbox(deps, id, {
+        status: "ERROR",
+        statusDetail: `Failed to start: ${errorMessage(error)}`,
+      });
+    }
+  }
+
+  /** One liveness pass over every sandbox that should be alive. */
+  async tick(): Promise<void> {
+    if (this.ticking) return;
+    this.ticking = true;
+    try {
+      const rows = this.deps.repos.sandboxes
+        .listByStatus(["RUNNING", "PAUSED"])
+        .filter((r) => r.runtime === this.deps.runtime.kind);
+      await Promise.all(rows.map((row) => this.check(row)));
+      await this.pauseIdle();
+    } catch (error) {
+      this.deps.log.error({ reason: errorMessage(error) }, "supervisor pass failed");
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  private async check(row: SandboxRow): Promise<void> {
+    const state = await this.deps.runtime.inspect(row.id).catch(() => undefined);
+    if (!state) return;
+    // Re-read under the lock: a pause/resume/delete may have moved it meanwhile.
+    await this.deps.locks.run(row.id, async () => {
+      const current = this.deps.repos.sandboxes.get(row.id);
+      if (current && current.status === row.status) this.apply(current, state, false);
+    });
+  }
+
+  private apply(row: SandboxRow, state: RuntimeSandbox, recovering: boolean): void {
+    const { deps } = this;
+    if (state.state === "exited" || state.state === "missing") {
+      this.unhealthySince.delete(row.id);
+      updateSandbox(deps, row.id, {
+        status: "ERROR",
+        statusDetail:
+          state.detail ?? `The sandbox ${state.state === "missing" ? "vanished" : "exited"}`,
+      });
+      return;
+    }
+    if (state.state === "paused") {
+      this.unhealthySince.delete(row.id);
+      if (row.status !== "PAUSED") updateSandbox(deps, row.id, { status: "PAUSED" });
+      return;
+    }
+    if (state.state === "running") {
+      this.unhealthySince.delete(row.id);
+      if (row.status !== "RUNNING") markRunning(deps, row.id, state.agentServerUrl);
+      return;
+    }
+    // "starting": alive but not answering /health.
+    if (row.status !== "RUNNING" && !recovering) return;
+    const since = this.unhealthySince.get(row.id) ?? deps.now();
+    this.unhealthySince.set(row.id, since);
+    if (deps.now() - since >= deps.config.healthGraceMs) {
+      this.unhealthySince.delete(row.id);
+      updateSandbox(deps, row.id, {
+        status: "ERROR",
+        statusDetail: `The agent server stopped answering its health check for ${deps.config.healthGraceMs} ms`,
+      });
+    }
+  }
+
+  private async pauseIdle(): Promise<void> {
+    const { deps } = this;
+    const idleMs = deps.config.idleAutoPauseMs;
+    if (idleMs === null) return;
+    const now = deps.now();
+    for (const row of deps.repos.sandboxes.listByStatus(["RUNNING"])) {
+      const last = Math.max(deps.activity.get(row.id) ?? 0, row.lastActivityAt ?? 0, row.updatedAt);
+      if (now - last < idleMs) continue;
+      await deps.locks.run(row.id, async () => {
+        const current = deps.repos.sandboxes.get(row.id);
+        if (current?.status !== "RUNNING") return;
+        await deps.runtime.pause(row.id);
+        updateSandbox(deps, row.id, { status: "PAUSED", statusDetail: "Paused after being idle" });
+      });
+    }
+  }
+}

@@ -1,0 +1,41 @@
+import { z } from "zod";
+
+/** Query-string page parameters, shared by every search endpoint. */
+export const pageInput = {
+  limit: z.coerce.number().int().min(1).max(100).default(100).describe("Page size, 1..100"),
+  page_id: z
+    .string()
+    .min(1)
+    .max(512)
+    .optional()
+    .describe("Opaque cursor from a previous page's next_page_id"),
+};
+
+export function pageOf<T extends z.ZodType>(item: T, name: string) {
+  return z
+    .object({
+      items: z.array(item),
+      next_page_id: z.string().nullable(),
+    })
+    .meta({ id: name });
+}
+
+export const Timestamp = z.string().describe("UTC ISO 8601 timestamp");
+
+export const Labels = z
+  .record(z.string().min(1).max(63), z.string().max(256))
+  .refine((labels) => Object.keys(labels).length <= 32, "at most 32 labels");
+
+export const EnvVars = z
+  .record(
+    z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "environment variable names are identifiers"),
+    z.string().max(32_768),
+  )
+  .refine((env) => Object.keys(env).length <= 128, "at most 128 variables");
+
+/** `true`/`false` in a query string (z.coerce.boolean would read "false" as true). */
+export const QueryBoolean = z.enum(["true", "false"]).transform((value) => value === "true");
+
+export const Success = z.object({ success: z.boolean() }).meta({ id: "Success" });
