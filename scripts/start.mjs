@@ -1,0 +1,36 @@
+// `npm start`: runs the built control plane. With Docker answering (and SANDBOX_RUNTIME not
+// "process"), the sandbox image is built first when missing, so the docker runtime can use it.
+import { spawn, spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const runtime = process.env.SANDBOX_RUNTIME ?? "auto";
+const image = process.env.SANDBOX_IMAGE ?? "sandbox-server/agent-server:latest";
+
+function dockerAnswers() {
+  const info = spawnSync("docker", ["info", "--format", "{{.ServerVersion}}"], {
+    stdio: "ignore",
+    timeout: 5000,
+  });
+  return info.status === 0;
+}
+
+if (runtime !== "process" && dockerAnswers()) {
+  const inspect = spawnSync("docker", ["image", "inspect", image], { stdio: "ignore" });
+  if (inspect.status !== 0) {
+    console.log(`Building the sandbox image ${image} (first start only)...`);
+    const built = spawnSync("bash", ["scripts/build-image.sh"], { cwd: root, stdio: "inherit" });
+    if (built.status !== 0) {
+      console.error(
+        "Building the sandbox image failed; starting anyway (set SANDBOX_RUNTIME=process to skip Docker).",
+      );
+    }
+  }
+}
+
+const server = spawn(process.execPath, ["apps/server/dist/server.js"], {
+  cwd: root,
+  stdio: "inherit",
+});
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
+server.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
