@@ -1,1 +1,4 @@
+export * from "./docker";
+export * from "./health";
+export * from "./process/process-runtime";
 export type * from "./types";

@@ -8,7 +8,7 @@ export type RuntimeKind = "process" | "docker";
 
 /** What the runtime observes about one sandbox. */
 export type RuntimeState =
-  | "starting" // launched, agent server not answering /health yet
+  | "starting" // launched, agent server not answering /health (yet, or again: `detail` says why)
   | "running" // agent server answers /health
   | "paused" // frozen (SIGSTOP / docker pause)
   | "exited" // process or container ended; `detail` says why (exit code, signal, OOM)
@@ -50,9 +50,24 @@ export interface RuntimeSandbox {
   labels: Record<string, string>;
 }
 
+/** The slice of pino a runtime logs through; the server passes its pino instance. */
+export interface RuntimeLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+  debug(obj: object, msg?: string): void;
+}
+
+/** Called with the same text `inspect` then reports as `detail`. */
+export type SandboxExitListener = (sandboxId: string, detail: string) => void;
+
 export interface SandboxRuntime {
   readonly kind: RuntimeKind;
-  /** Launches the sandbox and returns at once (state `starting` or `running`). */
+  /**
+   * Launches the sandbox and returns at once (state `starting` or `running`). A sandbox whose
+   * agent server died before it was even listening comes back `exited` with `detail`; it still
+   * exists (resume retries it, delete removes it).
+   */
   start(options: StartSandboxOptions): Promise<RuntimeSandbox>;
   /** Resolves once the agent server answers /health, or rejects after `timeoutMs`/on exit. */
   waitUntilReady(sandboxId: string, timeoutMs: number): Promise<RuntimeSandbox>;
@@ -60,7 +75,10 @@ export interface SandboxRuntime {
   inspect(sandboxId: string): Promise<RuntimeSandbox>;
   /** Idempotent: pausing a paused sandbox succeeds. */
   pause(sandboxId: string): Promise<RuntimeSandbox>;
-  /** Unfreezes a paused sandbox, or restarts an exited one (same id, key, data). */
+  /**
+   * Unfreezes a paused sandbox, or restarts an exited one (same id, key, data), and resolves once
+   * it answers /health again; rejects with the reason when it does not. A no-op when running.
+   */
   resume(sandboxId: string): Promise<RuntimeSandbox>;
   /** Stops and removes everything of the sandbox. Succeeds if it is already gone. */
   delete(sandboxId: string): Promise<void>;
@@ -68,4 +86,10 @@ export interface SandboxRuntime {
   list(): Promise<RuntimeSandbox[]>;
   /** Releases handles (timers, sockets); sandboxes keep running. */
   close(): Promise<void>;
+  /**
+   * Optional: tells the control plane promptly when a sandbox ends without being asked to
+   * (crash, OOM, killed from outside), instead of at its next inspect. Not called for delete().
+   */
+  on?(event: "exit", listener: SandboxExitListener): unknown;
+  off?(event: "exit", listener: SandboxExitListener): unknown;
 }

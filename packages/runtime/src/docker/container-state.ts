@@ -1,0 +1,81 @@
+import { constants } from "node:os";
+import type Dockerode from "dockerode";
+import type { RuntimeState } from "../types";
+import { readUserLabels } from "./labels";
+import { AGENT_SERVER_PORT } from "./options";
+
+/** What the container itself says, before any /health probe. */
+export interface ContainerObservation {
+  /** `running` here means only "the container runs"; the caller probes /health to confirm. */
+  state: Exclude<RuntimeState, "missing">;
+  agentServerUrl: string | null;
+  detail: string | null;
+  labels: Record<string, string>;
+}
+
+export function observeContainer(info: Dockerode.ContainerInspectInfo): ContainerObservation {
+  const labels = readUserLabels(info.Config.Labels ?? {});
+  const status = info.State.Status;
+  // Kept while paused too: the port stays bound, and the URL is the same after unpause.
+  const agentServerUrl = readAgentServerUrl(info);
+  if (status === "paused" || (status === "running" && info.State.Paused)) {
+    return { state: "paused", agentServerUrl, detail: null, labels };
+  }
+  switch (status) {
+    case "running":
+      return { state: "running", agentServerUrl, detail: null, labels };
+    case "created":
+    case "restarting":
+      return { state: "starting", agentServerUrl: null, detail: `container is ${status}`, labels };
+    case "removing": {
+      const detail = `${describeExit(info)}; the container is being removed`;
+      return { state: "exited", agentServerUrl: null, detail, labels };
+    }
+    default:
+      // "exited" and "dead"
+      return { state: "exited", agentServerUrl: null, detail: describeExit(info), labels };
+  }
+}
+
+/** The agent server's URL through the loopback port Docker picked; null when not published. */
+export function readAgentServerUrl(info: Dockerode.ContainerInspectInfo): string | null {
+  const bindings: unknown = info.NetworkSettings.Ports?.[`${AGENT_SERVER_PORT}/tcp`];
+  if (!Array.isArray(bindings)) return null;
+  for (const binding of bindings) {
+    if (isLoopbackBinding(binding)) return `http://127.0.0.1:${binding.HostPort}`;
+  }
+  return null;
+}
+
+function isLoopbackBinding(value: unknown): value is { HostIp: string; HostPort: string } {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    "HostIp" in value &&
+    value.HostIp === "127.0.0.1" &&
+    "HostPort" in value &&
+    typeof value.HostPort === "string" &&
+    value.HostPort !== ""
+  );
+}
+
+/** Why a container stopped, in words an operator can act on (OOM named explicitly). */
+export function describeExit(info: Dockerode.ContainerInspectInfo): string {
+  const { ExitCode: code, OOMKilled: oomKilled, Error: error, FinishedAt: finishedAt } = info.State;
+  const parts = [`container exited with code ${code}${describeSignal(code)}`];
+  if (oomKilled) {
+    const limitMb = Math.round((info.HostConfig.Memory ?? 0) / (1024 * 1024));
+    const limit = limitMb > 0 ? ` of ${limitMb} MiB` : "";
+    parts.push(`killed by the OOM killer: out of memory (memory limit${limit} exceeded)`);
+  }
+  if (error) parts.push(`docker: ${error}`);
+  if (finishedAt && !finishedAt.startsWith("0001-")) parts.push(`at ${finishedAt}`);
+  return parts.join("; ");
+}
+
+// Exit codes above 128 are the shell/init convention for "killed by signal (code - 128)".
+function describeSignal(code: number): string {
+  if (code <= 128) return "";
+  const signal = Object.entries(constants.signals).find(([, number]) => number === code - 128);
+  return signal ? ` (${signal[0]})` : "";
+}

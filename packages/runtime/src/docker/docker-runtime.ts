@@ -1,0 +1,335 @@
+import { EventEmitter } from "node:events";
+import Dockerode from "dockerode";
+import { probeHealth, waitForHealth } from "../health";
+import type { RuntimeLogger, RuntimeSandbox, SandboxRuntime, StartSandboxOptions } from "../types";
+import { buildContainerConfig, type ContainerDefaults } from "./container-config";
+import { readContainerLogTail } from "./container-logs";
+import { describeExit, observeContainer } from "./container-state";
+import { describeDockerError, dockerStatusCode, isNotFound } from "./docker-errors";
+import { assertValidSandboxId, containerNameFor, MANAGED_LABEL, SANDBOX_ID_LABEL } from "./labels";
+import {
+  DEFAULT_DOCKER_OPTIONS,
+  DEFAULT_RESOURCES,
+  DEFAULT_SANDBOX_IMAGE,
+  type DockerRuntimeOptions,
+  silentLogger,
+} from "./options";
+import { type ContainerExit, ContainerExitWatcher } from "./watch-exits";
+
+export interface DockerRuntimeEvents {
+  exit: [sandboxId: string, detail: string];
+}
+
+// Die events of a deleted container arrive after delete() returns; they are ours, not news.
+const DELETED_MEMORY_MS = 60_000;
+
+// Our own deletes are never reported, so any other removal came from outside.
+const REMOVED_OUTSIDE = "the container was removed outside the control plane";
+
+interface FoundContainer {
+  container: Dockerode.Container;
+  info: Dockerode.ContainerInspectInfo;
+}
+
+/**
+ * One container per sandbox, found again by name and labels alone: the runtime keeps no state of
+ * its own, so a restarted control plane sees exactly what Docker sees.
+ */
+export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements SandboxRuntime {
+  readonly kind = "docker" as const;
+  private readonly docker: Dockerode;
+  private readonly defaults: ContainerDefaults;
+  private readonly probeTimeoutMs: number;
+  private readonly resumeTimeoutMs: number;
+  private readonly stopTimeoutSeconds: number;
+  private readonly logger: RuntimeLogger;
+  private readonly exitWatcher: ContainerExitWatcher;
+  private readonly deleting = new Set<string>();
+  /** FinishedAt of the last exit reported per sandbox, so a replayed event is not reported twice. */
+  private readonly reportedExits = new Map<string, string>();
+  private closed = false;
+
+  constructor(options: DockerRuntimeOptions = {}) {
+    super();
+    this.docker = new Dockerode(options.docker ?? DEFAULT_DOCKER_OPTIONS);
+    this.defaults = {
+      image: options.image ?? DEFAULT_SANDBOX_IMAGE,
+      network: options.network,
+      resources: { ...DEFAULT_RESOURCES, ...options.defaultResources },
+    };
+    this.probeTimeoutMs = options.probeTimeoutMs ?? 1000;
+    this.resumeTimeoutMs = options.resumeTimeoutMs ?? 30_000;
+    this.stopTimeoutSeconds = options.stopTimeoutSeconds ?? 5;
+    this.logger = options.logger ?? silentLogger;
+    this.exitWatcher = new ContainerExitWatcher(
+      this.docker,
+      (exit) => void this.reportExit(exit),
+      this.logger,
+    );
+    // The daemon's event stream is opened only for someone who listens. `newListener` is a
+    // built-in event the typed event map does not list, hence the plain EventEmitter view.
+    (this as EventEmitter).on("newListener", (event: string | symbol) => {
+      if (event === "exit" && !this.closed) this.exitWatcher.start();
+    });
+  }
+
+  async start(options: StartSandboxOptions): Promise<RuntimeSandbox> {
+    const { sandboxId } = options;
+    assertValidSandboxId(sandboxId);
+    const config = buildContainerConfig(options, this.defaults);
+    let container: Dockerode.Container;
+    try {
+      container = await this.docker.createContainer(config);
+    } catch (error) {
+      throw new Error(describeCreateFailure(sandboxId, config.Image ?? "", error));
+    }
+    try {
+      await container.start();
+    } catch (error) {
+      // A container that never started is useless and would block the name: take it away.
+      await container.remove({ force: true }).catch(() => undefined);
+      throw new Error(
+        `sandbox ${sandboxId}: container did not start: ${describeDockerError(error)}`,
+      );
+    }
+    this.logger.info(
+      { sandboxId, containerId: container.id, image: config.Image },
+      "sandbox started",
+    );
+    return this.inspect(sandboxId);
+  }
+
+  async waitUntilReady(sandboxId: string, timeoutMs: number): Promise<RuntimeSandbox> {
+    const deadline = Date.now() + timeoutMs;
+    const first = await this.inspect(sandboxId);
+    if (first.state === "running") return first;
+    if (first.state !== "starting" || first.agentServerUrl === null) {
+      throw new Error(`sandbox ${sandboxId} is not ready: ${describeState(first)}`);
+    }
+    const url = first.agentServerUrl;
+    try {
+      await keepProcessAlive(
+        waitForHealth(url, {
+          timeoutMs: Math.max(0, deadline - Date.now()),
+          probeTimeoutMs: this.probeTimeoutMs,
+          intervalMs: 200,
+          // Pointless once the container is gone or stopped: say why instead of timing out.
+          giveUpWhen: () => this.readWhyNotComing(sandboxId),
+        }),
+      );
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new Error(`sandbox ${sandboxId} is not ready: ${reason}`);
+    }
+    return this.inspect(sandboxId);
+  }
+
+  async inspect(sandboxId: string): Promise<RuntimeSandbox> {
+    const found = await this.findContainer(sandboxId);
+    if (found === null) return missing(sandboxId);
+    const observed = observeContainer(found.info);
+    const sandbox: RuntimeSandbox = { sandboxId, ...observed };
+    if (observed.state === "exited") {
+      sandbox.detail = await this.detailFor(found, observed.detail);
+    }
+    if (observed.state !== "running") return sandbox;
+    // The container runs; the sandbox only counts as running once its agent server answers.
+    if (observed.agentServerUrl === null) {
+      return { ...sandbox, state: "starting", detail: "agent server port is not published" };
+    }
+    const probe = await keepProcessAlive(probeHealth(observed.agentServerUrl, this.probeTimeoutMs));
+    if (probe.ok) return sandbox;
+    const detail = `agent server not answering /health: ${probe.reason}`;
+    return { ...sandbox, state: "starting", detail };
+  }
+
+  async pause(sandboxId: string): Promise<RuntimeSandbox> {
+    const found = await this.requireContainer(sandboxId, "pause");
+    if (!found.info.State.Paused) {
+      if (!found.info.State.Running) {
+        const detail = await this.detailFor(found, observeContainer(found.info).detail);
+        throw new Error(`cannot pause sandbox ${sandboxId}: it is not running (${detail})`);
+      }
+      // 409 "already paused" means a concurrent pause won: the outcome is the same.
+      await found.container.pause().catch(ignoreStatus(409));
+      this.logger.info({ sandboxId }, "sandbox paused");
+    }
+    return this.inspect(sandboxId);
+  }
+
+  async resume(sandboxId: string): Promise<RuntimeSandbox> {
+    const found = await this.requireContainer(sandboxId, "resume");
+    const { State: state } = found.info;
+    if (state.Paused) {
+      await found.container.unpause().catch(ignoreStatus(409));
+      this.logger.info({ sandboxId }, "sandbox unpaused");
+    } else if (!state.Running) {
+      // Same container, so the same key, env and files; Docker picks a new host port though,
+      // which inspect reads back.
+      await found.container.start().catch(ignoreStatus(304));
+      this.logger.info({ sandboxId, previousExitCode: state.ExitCode }, "sandbox restarted");
+    } else {
+      return this.inspect(sandboxId);
+    }
+    return this.waitUntilReady(sandboxId, this.resumeTimeoutMs);
+  }
+
+  async delete(sandboxId: string): Promise<void> {
+    const found = await this.findContainer(sandboxId);
+    if (found === null) return;
+    this.deleting.add(sandboxId);
+    try {
+      // A frozen process cannot act on SIGTERM, so a paused sandbox goes straight to SIGKILL.
+      if (found.info.State.Running && !found.info.State.Paused) {
+        await found.container.stop({ t: this.stopTimeoutSeconds }).catch(ignoreStatus(304, 404));
+      }
+      // 409 here means another delete is already removing it.
+      await found.container.remove({ force: true, v: true }).catch(ignoreStatus(404, 409));
+      this.logger.info({ sandboxId }, "sandbox deleted");
+    } finally {
+      setTimeout(() => this.deleting.delete(sandboxId), DELETED_MEMORY_MS).unref();
+      this.reportedExits.delete(sandboxId);
+    }
+  }
+
+  async list(): Promise<RuntimeSandbox[]> {
+    const containers = await this.docker.listContainers({
+      all: true,
+      filters: { label: [`${MANAGED_LABEL}=true`] },
+    });
+    const ids = containers
+      .map((summary) => summary.Labels[SANDBOX_ID_LABEL])
+      .filter((id): id is string => typeof id === "string" && id !== "");
+    const sandboxes = await Promise.all(ids.map((id) => this.inspect(id)));
+    // One removed between the listing and its inspection is simply no longer there.
+    return sandboxes.filter((sandbox) => sandbox.state !== "missing");
+  }
+
+  /** Stops following exits; every other daemon request used its own connection. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.exitWatcher.stop();
+    this.removeAllListeners();
+  }
+
+  /** Reports an exit with the detail `inspect` gives, unless it was ours or is stale. */
+  private async reportExit({ sandboxId, exitCode }: ContainerExit): Promise<void> {
+    if (this.closed || this.deleting.has(sandboxId)) return;
+    let detail: string;
+    let finishedAt = "";
+    try {
+      const found = await this.findContainer(sandboxId);
+      if (found === null) {
+        detail = `container exited with code ${exitCode ?? "unknown"}; ${REMOVED_OUTSIDE}`;
+      } else if (found.info.State.Status === "removing") {
+        detail = `${describeExit(found.info)}; ${REMOVED_OUTSIDE}`;
+      } else {
+        // Restarted (resumed) already, or replayed after a reconnect: nothing new to tell.
+        if (found.info.State.Running) return;
+        finishedAt = found.info.State.FinishedAt;
+        if (this.reportedExits.get(sandboxId) === finishedAt) return;
+        detail = (await this.detailFor(found, observeContainer(found.info).detail)) ?? "exited";
+      }
+    } catch (error) {
+      this.logger.warn({ sandboxId, err: error }, "exit seen but container not readable");
+      detail = `container exited with code ${exitCode ?? "unknown"}`;
+    }
+    if (this.closed || this.deleting.has(sandboxId)) return;
+    this.reportedExits.set(sandboxId, finishedAt);
+    this.logger.warn({ sandboxId, detail }, "sandbox container exited");
+    try {
+      this.emit("exit", sandboxId, detail);
+    } catch (error) {
+      this.logger.error({ sandboxId, err: error }, "exit listener failed");
+    }
+  }
+
+  /** Null while the container runs (or is being created); otherwise why it will not answer. */
+  private async readWhyNotComing(sandboxId: string): Promise<string | null> {
+    const found = await this.findContainer(sandboxId);
+    if (found === null) return "its container disappeared";
+    const observed = observeContainer(found.info);
+    if (observed.state === "running" || observed.state === "starting") return null;
+    const detail = await this.detailFor(found, observed.detail);
+    return detail ? `it is ${observed.state}: ${detail}` : `it is ${observed.state}`;
+  }
+
+  /** The sandbox's container, or null; a same-named container not labelled as ours is ignored. */
+  private async findContainer(sandboxId: string): Promise<FoundContainer | null> {
+    assertValidSandboxId(sandboxId);
+    const container = this.docker.getContainer(containerNameFor(sandboxId));
+    try {
+      const info = await container.inspect();
+      const labels = info.Config.Labels ?? {};
+      if (labels[MANAGED_LABEL] !== "true" || labels[SANDBOX_ID_LABEL] !== sandboxId) {
+        this.logger.warn({ sandboxId }, "container with the sandbox's name is not managed by us");
+        return null;
+      }
+      return { container, info };
+    } catch (error) {
+      if (isNotFound(error)) return null;
+      throw error;
+    }
+  }
+
+  private async requireContainer(sandboxId: string, action: string): Promise<FoundContainer> {
+    const found = await this.findContainer(sandboxId);
+    if (found === null) throw new Error(`cannot ${action} sandbox ${sandboxId}: no such container`);
+    return found;
+  }
+
+  private async detailFor(found: FoundContainer, detail: string | null): Promise<string | null> {
+    if (found.info.State.Running) return detail;
+    const tail = await readContainerLogTail(found.container);
+    if (tail === "") return detail;
+    return `${detail ?? "container stopped"}; last output:\n${tail}`;
+  }
+}
+
+function missing(sandboxId: string): RuntimeSandbox {
+  return {
+    sandboxId,
+    state: "missing",
+    agentServerUrl: null,
+    detail: "no container for this sandbox",
+    labels: {},
+  };
+}
+
+function describeState(sandbox: RuntimeSandbox): string {
+  return sandbox.detail ? `${sandbox.state}, ${sandbox.detail}` : sandbox.state;
+}
+
+function describeCreateFailure(sandboxId: string, image: string, error: unknown): string {
+  const message = describeDockerError(error);
+  switch (dockerStatusCode(error)) {
+    case 404:
+      return `sandbox ${sandboxId}: image ${image} is not available locally (build it with \`npm run image\`): ${message}`;
+    case 409:
+      return `sandbox ${sandboxId} already has a container: ${message}`;
+    default:
+      return `sandbox ${sandboxId}: container could not be created: ${message}`;
+  }
+}
+
+/**
+ * fetch's sockets and AbortSignal.timeout do not hold the event loop open, so a script whose only
+ * pending work is a probe (a docker-proxy port that accepts but never answers) would silently
+ * exit mid-await. A referenced timer holds the process until the promise settles.
+ */
+async function keepProcessAlive<T>(promise: Promise<T>): Promise<T> {
+  const hold = setInterval(() => undefined, 60_000);
+  try {
+    return await promise;
+  } finally {
+    clearInterval(hold);
+  }
+}
+
+/** A rejection handler that treats the given daemon statuses as "already done". */
+function ignoreStatus(...codes: number[]): (error: unknown) => void {
+  return (error) => {
+    const code = dockerStatusCode(error);
+    if (code === undefined || !codes.includes(code)) throw error;
+  };
+}

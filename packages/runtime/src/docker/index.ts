@@ -1,0 +1,16 @@
+export { DockerRuntime, type DockerRuntimeEvents } from "./docker-runtime";
+export { type DockerAvailabilityOptions, isDockerAvailable } from "./is-docker-available";
+export {
+  containerNameFor,
+  MANAGED_LABEL,
+  OWNER_LABEL,
+  SANDBOX_ID_LABEL,
+  SPEC_LABEL,
+  USER_LABEL_PREFIX,
+} from "./labels";
+export {
+  AGENT_SERVER_PORT,
+  DEFAULT_RESOURCES,
+  DEFAULT_SANDBOX_IMAGE,
+  type DockerRuntimeOptions,
+} from "./options";

@@ -1,0 +1,30 @@
+import Dockerode from "dockerode";
+import { DEFAULT_DOCKER_OPTIONS, type DockerRuntimeOptions } from "./options";
+
+export interface DockerAvailabilityOptions {
+  docker?: DockerRuntimeOptions["docker"];
+  /** How long a silent daemon is given (default 1500 ms). */
+  timeoutMs?: number;
+}
+
+/** Whether a daemon answers a ping soon: the `auto` runtime choice must not hang on a dead socket. */
+export async function isDockerAvailable(options: DockerAvailabilityOptions = {}): Promise<boolean> {
+  const timeoutMs = options.timeoutMs ?? 1500;
+  const docker = new Dockerode({
+    ...(options.docker ?? DEFAULT_DOCKER_OPTIONS),
+    timeout: timeoutMs,
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  try {
+    const answered = docker.ping().then(
+      () => true,
+      () => false,
+    );
+    return await Promise.race([answered, timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

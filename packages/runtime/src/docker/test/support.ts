@@ -1,0 +1,100 @@
+import { randomBytes } from "node:crypto";
+import Dockerode from "dockerode";
+import { inject } from "vitest";
+import type { StartSandboxOptions } from "../../types";
+import { DockerRuntime } from "../docker-runtime";
+import { containerNameFor, USER_LABEL_PREFIX } from "../labels";
+
+export const skipReason = inject("dockerSkipReason");
+export const sandboxImage = inject("sandboxImage");
+export const dockerMissing = skipReason !== "";
+if (dockerMissing) console.warn(`[docker tests] skipping: ${skipReason}`);
+
+/** Marks every container of this test run, so `removeTestContainers` finds them all. */
+const testRun = randomBytes(4).toString("hex");
+
+/** Raw daemon access, for the things tests do "from outside" (kill, remove, read settings). */
+export const docker = new Dockerode({ socketPath: "/var/run/docker.sock" });
+
+export function newSandboxId(): string {
+  return `test-${randomBytes(6).toString("hex")}`;
+}
+
+export function startOptions(overrides: Partial<StartSandboxOptions> = {}): StartSandboxOptions {
+  return {
+    sandboxId: newSandboxId(),
+    ownerId: "user-1",
+    specId: "default",
+    sessionApiKey: randomBytes(16).toString("hex"),
+    env: {},
+    ...overrides,
+    labels: { ...overrides.labels, "test-run": testRun },
+  };
+}
+
+/** Runs a command through the agent server's bash endpoint, as a client of the sandbox would. */
+export async function executeBash(
+  agentServerUrl: string,
+  sessionApiKey: string,
+  command: string,
+): Promise<{ exit_code: number; stdout: string; stderr: string }> {
+  const response = await fetch(`${agentServerUrl}/api/bash/execute_bash_command`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-session-api-key": sessionApiKey },
+    body: JSON.stringify({ command }),
+    signal: AbortSignal.timeout(30_000),
+  });
+  if (!response.ok) throw new Error(`execute_bash_command answered ${response.status}`);
+  return (await response.json()) as { exit_code: number; stdout: string; stderr: string };
+}
+
+/** `docker exec` as the image's user; resolves with the exit code and output. */
+export async function execInContainer(
+  sandboxId: string,
+  command: string,
+): Promise<{ exitCode: number | null; output: string }> {
+  const container = docker.getContainer(containerNameFor(sandboxId));
+  const exec = await container.exec({
+    Cmd: ["bash", "-c", command],
+    AttachStdout: true,
+    AttachStderr: true,
+  });
+  const stream = await exec.start({ hijack: true, stdin: false });
+  const chunks: Buffer[] = [];
+  await new Promise<void>((resolve, reject) => {
+    stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+    stream.on("end", resolve);
+    stream.on("close", resolve);
+    stream.on("error", reject);
+  });
+  const { ExitCode } = await exec.inspect();
+  return { exitCode: ExitCode, output: Buffer.concat(chunks).toString("utf8") };
+}
+
+export function createRuntime(): DockerRuntime {
+  return new DockerRuntime({ image: sandboxImage });
+}
+
+/** Straight through the daemon, independent of the code under test. */
+export async function removeTestContainers(): Promise<void> {
+  const containers = await docker.listContainers({
+    all: true,
+    filters: { label: [`${USER_LABEL_PREFIX}test-run=${testRun}`] },
+  });
+  await Promise.all(
+    containers.map((summary) => docker.getContainer(summary.Id).remove({ force: true })),
+  );
+}
+
+export async function waitFor<T>(
+  read: () => Promise<T>,
+  accept: (value: T) => boolean,
+  timeoutMs: number,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (accept(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}

@@ -1,0 +1,82 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { probeHealth, waitForHealth } from "./health";
+
+let server: Server | null = null;
+
+afterEach(async () => {
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
+  server = null;
+});
+
+/** A real HTTP server whose /health answers with `status` and `body`, or never when `hang`. */
+async function serveHealth(reply: { status: number; body: unknown } | "hang"): Promise<string> {
+  server = createServer((request, response) => {
+    if (reply === "hang" || request.url !== "/health") return;
+    response.writeHead(reply.status, { "content-type": "application/json" });
+    response.end(JSON.stringify(reply.body));
+  });
+  await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return `http://127.0.0.1:${port}`;
+}
+
+/** A loopback port with nothing listening on it. */
+async function closedPortUrl(): Promise<string> {
+  const url = await serveHealth("hang");
+  await new Promise((resolve) => server?.close(resolve));
+  server = null;
+  return url;
+}
+
+describe("probeHealth", () => {
+  it("is ok for 200 {status: ok}", async () => {
+    const url = await serveHealth({ status: 200, body: { status: "ok" } });
+    expect(await probeHealth(url, 1000)).toEqual({ ok: true });
+  });
+
+  it("accepts a base URL with a trailing slash", async () => {
+    const url = await serveHealth({ status: 200, body: { status: "ok" } });
+    expect(await probeHealth(`${url}/`, 1000)).toEqual({ ok: true });
+  });
+
+  it("is not ok for a 503 or another body", async () => {
+    const url = await serveHealth({ status: 503, body: { status: "starting" } });
+    expect(await probeHealth(url, 1000)).toEqual({ ok: false, reason: "/health answered 503" });
+  });
+
+  it("says that nothing listens", async () => {
+    const probe = await probeHealth(await closedPortUrl(), 1000);
+    expect(probe).toEqual({ ok: false, reason: expect.stringContaining("ECONNREFUSED") });
+  });
+
+  it("gives up on a server that accepts but never answers", async () => {
+    const url = await serveHealth("hang");
+    expect(await probeHealth(url, 200)).toEqual({
+      ok: false,
+      reason: "/health did not answer within 200 ms",
+    });
+  });
+});
+
+describe("waitForHealth", () => {
+  it("resolves once the server answers", async () => {
+    const url = await serveHealth({ status: 200, body: { status: "ok" } });
+    await expect(waitForHealth(url, { timeoutMs: 2000 })).resolves.toBeUndefined();
+  });
+
+  it("rejects after the timeout with the last reason", async () => {
+    const url = await closedPortUrl();
+    await expect(waitForHealth(url, { timeoutMs: 300 })).rejects.toThrow(
+      /within 300 ms \(.*ECONNREFUSED/,
+    );
+  });
+
+  it("rejects at once with the reason to give up", async () => {
+    const url = await closedPortUrl();
+    const wait = waitForHealth(url, { timeoutMs: 60_000, giveUpWhen: () => "process exited" });
+    await expect(wait).rejects.toThrow("process exited");
+  });
+});

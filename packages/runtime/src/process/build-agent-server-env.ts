@@ -1,0 +1,37 @@
+import { SANDBOX_MARKER_ENV } from "./sandbox-processes";
+
+export interface AgentServerEnvOptions {
+  path: string;
+  lang: string;
+  /** The sandbox directory: HOME, and the marker that finds the sandbox's processes. */
+  sandboxDir: string;
+  dataDir: string;
+  workspaceDir: string;
+  sessionApiKey: string;
+  /** Spec and request env; may override PATH, HOME and LANG, nothing the runtime relies on. */
+  extra: Record<string, string>;
+}
+
+/**
+ * The agent server's whole environment. Built from scratch rather than from the control plane's
+ * own environment, so none of the control plane's secrets reach a sandbox.
+ */
+export function buildAgentServerEnv(options: AgentServerEnvOptions): Record<string, string> {
+  return {
+    PATH: options.path,
+    HOME: options.sandboxDir,
+    LANG: options.lang,
+    ...withoutExtraSessionKeys(options.extra),
+    SESSION_API_KEY: options.sessionApiKey,
+    DATA_DIR: options.dataDir,
+    WORKSPACE_DIR: options.workspaceDir,
+    [SANDBOX_MARKER_ENV]: options.sandboxDir,
+  };
+}
+
+// The agent server also accepts OH_SESSION_API_KEYS_<n>; a sandbox has exactly one key, ours.
+function withoutExtraSessionKeys(env: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(env).filter(([name]) => !name.startsWith("OH_SESSION_API_KEYS_")),
+  );
+}

@@ -1,0 +1,21 @@
+/**
+ * Runs tasks for the same key one after another. Pause, resume and delete of one sandbox must not
+ * interleave (two concurrent resumes of an exited sandbox would launch two agent servers).
+ */
+export class KeyedLock {
+  private readonly tails = new Map<string, Promise<void>>();
+
+  run<T>(key: string, task: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(key) ?? Promise.resolve();
+    const result = previous.then(task);
+    const tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.tails.set(key, tail);
+    void tail.then(() => {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    });
+    return result;
+  }
+}

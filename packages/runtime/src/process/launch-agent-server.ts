@@ -1,0 +1,132 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { findListeningPort, openLogForRun, readLogFrom, readLogTail } from "./agent-server-log";
+import { signalGroup } from "./sandbox-processes";
+
+export interface LaunchOptions {
+  /** Full argv, `--port 0 --host ...` included. */
+  argv: string[];
+  env: Record<string, string>;
+  cwd: string;
+  logFile: string;
+  /** How long the process may take to print its listening line. */
+  listenTimeoutMs: number;
+}
+
+export interface ExitInfo {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Set when the process could not be spawned at all. */
+  spawnError?: Error;
+}
+
+export interface LaunchedAgentServer {
+  child: ChildProcess;
+  /** Also the process-group id (the child is spawned detached). */
+  pid: number;
+  port: number;
+  logOffset: number;
+  /** Settles once the process has exited. */
+  exited: Promise<ExitInfo>;
+}
+
+/** The process ended (or was ended) before it was listening; `detail` says why. */
+export class LaunchFailure extends Error {}
+
+/**
+ * Spawns the agent server in its own process group and waits for its listening line, which is
+ * how we learn the port it picked for `--port 0` (no window in which another process could take
+ * a port we chose). On failure the process is gone and a LaunchFailure carries the reason.
+ */
+export async function launchAgentServer(options: LaunchOptions): Promise<LaunchedAgentServer> {
+  const log = await openLogForRun(options.logFile);
+  const [command = "", ...args] = options.argv;
+  let child: ChildProcess;
+  try {
+    child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env,
+      // Own session and group: signals meant for the control plane (a terminal's Ctrl-C, its
+      // group being killed) do not reach the sandbox, which outlives it.
+      detached: true,
+      stdio: ["ignore", log.handle.fd, log.handle.fd],
+    });
+  } finally {
+    await log.handle.close();
+  }
+  // Nothing of ours (no pipes) keeps the control plane alive for the child's sake.
+  child.unref();
+  const exited = watchExit(child);
+  let exitInfo: ExitInfo | null = null;
+  void exited.then((info) => {
+    exitInfo = info;
+  });
+
+  // An unreadable log counts as silence: the process is then taken down like a silent one.
+  const port = await waitForListeningLine(options, log.offset, () => exitInfo !== null).catch(
+    () => null,
+  );
+  const pid = child.pid;
+  if (port !== null && pid !== undefined && exitInfo === null) {
+    return { child, pid, port, logOffset: log.offset, exited };
+  }
+  if (exitInfo === null && pid !== undefined) {
+    // Alive but silent: not an agent server we can use. Take it down before reporting.
+    signalGroup(pid, "SIGKILL");
+    await exited;
+    const tail = await readLogTail(options.logFile, log.offset);
+    throw new LaunchFailure(
+      withOutput(
+        `agent server printed no listening line within ${options.listenTimeoutMs} ms`,
+        tail,
+      ),
+    );
+  }
+  const info = await exited;
+  const tail = await readLogTail(options.logFile, log.offset);
+  throw new LaunchFailure(withOutput(describeExit(info), tail));
+}
+
+export function describeExit(info: ExitInfo): string {
+  if (info.spawnError) return `agent server could not be started (${info.spawnError.message})`;
+  if (info.signal) return `agent server exited (signal ${info.signal})`;
+  return `agent server exited (code ${info.code ?? "unknown"})`;
+}
+
+/** Appends the process's last output, which usually holds the actual error. */
+export function withOutput(detail: string, tail: string): string {
+  return tail === "" ? detail : `${detail}; last output:\n${tail}`;
+}
+
+function watchExit(child: ChildProcess): Promise<ExitInfo> {
+  return new Promise((resolve) => {
+    child.once("exit", (code, signal) => resolve({ code, signal }));
+    child.on("error", (error) => {
+      // 'error' also reports failed kill()s of a live child; only a missing pid means no process.
+      if (child.pid === undefined) resolve({ code: null, signal: null, spawnError: error });
+    });
+  });
+}
+
+async function waitForListeningLine(
+  options: LaunchOptions,
+  fromOffset: number,
+  hasExited: () => boolean,
+): Promise<number | null> {
+  const deadline = Date.now() + options.listenTimeoutMs;
+  let offset = fromOffset;
+  let partialLine = "";
+  while (Date.now() < deadline) {
+    // Read once more after an exit: the line may have been written just before it.
+    const exitedBeforeRead = hasExited();
+    const chunk = await readLogFrom(options.logFile, offset);
+    offset = chunk.end;
+    const text = partialLine + chunk.text;
+    const lastBreak = text.lastIndexOf("\n");
+    partialLine = text.slice(lastBreak + 1);
+    const port = findListeningPort(text.slice(0, lastBreak + 1));
+    if (port !== null) return port;
+    if (exitedBeforeRead) return null;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return null;
+}

@@ -1,0 +1,405 @@
+import { EventEmitter } from "node:events";
+import { readdir, rm } from "node:fs/promises";
+import { probeHealth, waitForHealth } from "../health";
+import type {
+  RuntimeLogger,
+  RuntimeSandbox,
+  RuntimeState,
+  SandboxRuntime,
+  StartSandboxOptions,
+} from "../types";
+import { readLogTail } from "./agent-server-log";
+import { buildAgentServerEnv } from "./build-agent-server-env";
+import { KeyedLock } from "./keyed-lock";
+import {
+  describeExit,
+  type ExitInfo,
+  LaunchFailure,
+  launchAgentServer,
+  withOutput,
+} from "./launch-agent-server";
+import {
+  type ProcessRuntimeOptions,
+  type ProcessRuntimeSettings,
+  resolveSettings,
+  silentLogger,
+} from "./process-runtime-options";
+import { readProcState } from "./read-proc";
+import {
+  assertSafeSandboxId,
+  createSandboxDirs,
+  isSafeSandboxId,
+  readSandboxSecrets,
+  readSandboxState,
+  resolveSandboxPaths,
+  type SandboxSecrets,
+  type SandboxState,
+  writeSandboxSecrets,
+  writeSandboxState,
+} from "./sandbox-files";
+import { killSandboxProcesses, signalSandbox, stopSandboxProcesses } from "./sandbox-processes";
+import {
+  type AgentServerRun,
+  adoptSandbox,
+  readRunState,
+  type SandboxRecord,
+} from "./sandbox-record";
+
+export interface ProcessRuntimeEvents {
+  exit: [sandboxId: string, detail: string];
+}
+
+type Liveness = "alive" | "paused" | "exited";
+
+export type { ProcessRuntimeOptions } from "./process-runtime-options";
+
+/**
+ * Sandboxes as plain processes on this machine: each one an agent server in its own process group
+ * and directory. The processes outlive the control plane (`sandbox.json` lets the next one adopt
+ * them). Pause is SIGSTOP, so a paused sandbox keeps its memory but uses no CPU; it and delete
+ * reach every process of the sandbox, found by the marker in their environment
+ * (see sandbox-processes.ts).
+ */
+export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implements SandboxRuntime {
+  readonly kind = "process" as const;
+  private readonly settings: ProcessRuntimeSettings;
+  private readonly logger: RuntimeLogger;
+  private readonly records = new Map<string, SandboxRecord>();
+  private readonly lock = new KeyedLock();
+  private watchTimer: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  constructor(options: ProcessRuntimeOptions) {
+    super();
+    this.settings = resolveSettings(options);
+    this.logger = options.logger ?? silentLogger;
+  }
+
+  /** `image`, `workingDir` and `resources` do not apply to plain processes and are ignored. */
+  async start(options: StartSandboxOptions): Promise<RuntimeSandbox> {
+    const { sandboxId } = options;
+    assertSafeSandboxId(sandboxId);
+    return this.lock.run(sandboxId, async () => {
+      const paths = resolveSandboxPaths(this.settings.rootDir, sandboxId);
+      if (this.records.has(sandboxId) || (await readSandboxState(paths)) !== null) {
+        throw new Error(`sandbox ${sandboxId} already exists`);
+      }
+      await createSandboxDirs(paths);
+      const secrets = { sessionApiKey: options.sessionApiKey, env: { ...options.env } };
+      await writeSandboxSecrets(paths, secrets);
+      const record: SandboxRecord = {
+        sandboxId,
+        paths,
+        labels: { ...options.labels },
+        command: options.command?.length ? [...options.command] : null,
+        secrets,
+        run: null,
+        exitDetail: null,
+        cleanup: null,
+        deleting: false,
+      };
+      this.records.set(sandboxId, record);
+      await this.launch(record, secrets);
+      return this.snapshot(record, record.exitDetail === null ? "starting" : "exited");
+    });
+  }
+
+  async waitUntilReady(sandboxId: string, timeoutMs: number): Promise<RuntimeSandbox> {
+    const record = await this.requireRecord(sandboxId);
+    const run = record.run;
+    if (run === null || record.exitDetail !== null) {
+      throw new Error(`sandbox ${sandboxId} is not ready: ${record.exitDetail ?? "not running"}`);
+    }
+    try {
+      await waitForHealth(this.urlOf(run), {
+        timeoutMs,
+        probeTimeoutMs: this.settings.probeTimeoutMs,
+        giveUpWhen: async () => {
+          const liveness = await this.readLiveness(record);
+          if (liveness === "paused") return "it is paused";
+          return liveness === "exited" ? (record.exitDetail ?? "agent server exited") : null;
+        },
+      });
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new Error(`sandbox ${sandboxId} is not ready: ${reason}`);
+    }
+    return this.snapshot(record, "running");
+  }
+
+  async inspect(sandboxId: string): Promise<RuntimeSandbox> {
+    const record = await this.findRecord(sandboxId);
+    return record ? this.observe(record) : missingSandbox(sandboxId);
+  }
+
+  async pause(sandboxId: string): Promise<RuntimeSandbox> {
+    return this.lock.run(sandboxId, async () => {
+      const record = await this.requireRecord(sandboxId);
+      const liveness = await this.readLiveness(record);
+      if (liveness === "exited" || record.run === null) {
+        throw new Error(`cannot pause sandbox ${sandboxId}: ${record.exitDetail}`);
+      }
+      if (liveness === "alive") {
+        // Twice: a process forked while the first round went out is caught by the second.
+        await signalSandbox(record.paths.dir, "SIGSTOP");
+        await signalSandbox(record.paths.dir, "SIGSTOP");
+        // Delivery is asynchronous; report `paused` only once Linux says so.
+        await waitForProcState(record.run.pid, "stopped", 2000);
+        this.logger.info({ sandboxId, pid: record.run.pid }, "sandbox paused");
+      }
+      return this.observe(record);
+    });
+  }
+
+  async resume(sandboxId: string): Promise<RuntimeSandbox> {
+    const changed = await this.lock.run(sandboxId, async () => {
+      const record = await this.requireRecord(sandboxId);
+      const liveness = await this.readLiveness(record);
+      if (liveness === "alive") return false;
+      if (liveness === "paused") {
+        await signalSandbox(record.paths.dir, "SIGCONT");
+        this.logger.info({ sandboxId }, "sandbox resumed");
+      } else {
+        await this.restart(record);
+      }
+      return true;
+    });
+    // Outside the lock: a delete need not wait for a slow health check.
+    if (!changed) return this.inspect(sandboxId);
+    return this.waitUntilReady(sandboxId, this.settings.resumeTimeoutMs);
+  }
+
+  async delete(sandboxId: string): Promise<void> {
+    if (!isSafeSandboxId(sandboxId)) return;
+    await this.lock.run(sandboxId, async () => {
+      const record = await this.findRecord(sandboxId);
+      if (record) record.deleting = true;
+      const { dir } = resolveSandboxPaths(this.settings.rootDir, sandboxId);
+      await stopSandboxProcesses(dir, this.settings.stopGraceMs);
+      await rm(dir, { recursive: true, force: true });
+      this.records.delete(sandboxId);
+      if (record) this.logger.info({ sandboxId }, "sandbox deleted");
+    });
+  }
+
+  async list(): Promise<RuntimeSandbox[]> {
+    const ids = new Set(this.records.keys());
+    const entries = await readdir(this.settings.rootDir, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      if (entry.isDirectory() && isSafeSandboxId(entry.name)) ids.add(entry.name);
+    }
+    const sandboxes = await Promise.all([...ids].map((id) => this.inspect(id)));
+    return sandboxes.filter((sandbox) => sandbox.state !== "missing");
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.watchTimer) clearInterval(this.watchTimer);
+    this.watchTimer = null;
+    this.removeAllListeners();
+  }
+
+  private async launch(record: SandboxRecord, secrets: SandboxSecrets): Promise<void> {
+    const { sandboxId, paths } = record;
+    const argv = [
+      ...(record.command ?? this.settings.defaultCommand),
+      "--port",
+      "0",
+      "--host",
+      this.settings.host,
+    ];
+    const env = buildAgentServerEnv({
+      path: this.settings.sandboxPath,
+      lang: this.settings.lang,
+      sandboxDir: paths.dir,
+      dataDir: paths.dataDir,
+      workspaceDir: paths.workspaceDir,
+      sessionApiKey: secrets.sessionApiKey,
+      extra: secrets.env,
+    });
+    const state: SandboxState = {
+      sandboxId,
+      pid: null,
+      port: null,
+      argv,
+      command: record.command,
+      labels: record.labels,
+      logOffset: 0,
+      startedAt: new Date().toISOString(),
+    };
+    try {
+      const launched = await launchAgentServer({
+        argv,
+        env,
+        cwd: paths.workspaceDir,
+        logFile: paths.logFile,
+        listenTimeoutMs: this.settings.listenTimeoutMs,
+      });
+      const { pid, port, logOffset } = launched;
+      const run: AgentServerRun = { pid, port, argv, logOffset, exitRecorded: null };
+      run.exitRecorded = launched.exited
+        .then((info) => this.recordChildExit(record, run, info))
+        .catch((error: unknown) =>
+          this.logger.error({ sandboxId, err: error }, "exit not recorded"),
+        );
+      record.run = run;
+      record.exitDetail = null;
+      state.pid = pid;
+      state.port = port;
+      state.logOffset = logOffset;
+      this.logger.info({ sandboxId, pid, port }, "agent server launched");
+    } catch (error) {
+      // Also the unexpected (spawn refusing its arguments): the sandbox then reports why.
+      const detail =
+        error instanceof LaunchFailure
+          ? error.message
+          : `agent server could not be started (${error instanceof Error ? error.message : String(error)})`;
+      record.run = null;
+      record.exitDetail = detail;
+      this.logger.warn({ sandboxId, detail }, "agent server did not start");
+    }
+    // Written even after a failure, so a restarted control plane still lists the sandbox.
+    await writeSandboxState(paths, state);
+  }
+
+  private async restart(record: SandboxRecord): Promise<void> {
+    const secrets = record.secrets ?? (await readSandboxSecrets(record.paths));
+    if (secrets === null) {
+      throw new Error(`cannot restart sandbox ${record.sandboxId}: its session key is not on disk`);
+    }
+    record.secrets = secrets;
+    this.logger.info({ sandboxId: record.sandboxId }, "restarting agent server");
+    // Leftovers of the previous run share the marker and would be taken for the new one's.
+    await record.cleanup;
+    await killSandboxProcesses(record.paths.dir);
+    await this.launch(record, secrets);
+    if (record.exitDetail !== null) {
+      throw new Error(`sandbox ${record.sandboxId} could not be restarted: ${record.exitDetail}`);
+    }
+  }
+
+  private async recordChildExit(record: SandboxRecord, run: AgentServerRun, info: ExitInfo) {
+    if (record.run !== run) return;
+    // A crash's reason is in its output; a signal's is not, and the log would only be noise.
+    const crashed = info.signal === null && info.code !== 0 && !record.deleting;
+    const tail = crashed ? await readLogTail(record.paths.logFile, run.logOffset) : "";
+    this.recordExit(record, withOutput(describeExit(info), tail));
+  }
+
+  private recordExit(record: SandboxRecord, detail: string): void {
+    if (record.exitDetail !== null) return;
+    record.exitDetail = detail;
+    // Deleting takes care of the processes itself; after close, the next control plane does.
+    if (record.deleting || this.closed) return;
+    // Commands the agent server started would otherwise live on in a sandbox reported exited.
+    record.cleanup = killSandboxProcesses(record.paths.dir).catch((error: unknown) =>
+      this.logger.error({ sandboxId: record.sandboxId, err: error }, "leftovers not killed"),
+    );
+    this.logger.warn({ sandboxId: record.sandboxId, detail }, "agent server exited");
+    try {
+      this.emit("exit", record.sandboxId, detail);
+    } catch (error) {
+      this.logger.error({ sandboxId: record.sandboxId, err: error }, "exit listener failed");
+    }
+  }
+
+  /** Process-level state, without asking the agent server; records an exit it discovers. */
+  private async readLiveness(record: SandboxRecord): Promise<Liveness> {
+    const run = record.run;
+    if (run === null || record.exitDetail !== null) return "exited";
+    const proc = await readRunState(run);
+    if (proc === "stopped") return "paused";
+    if (proc === "alive") return "alive";
+    if (run.exitRecorded) {
+      // Our own child: its exit event, with code and signal, is about to arrive.
+      await Promise.race([run.exitRecorded, sleep(1000)]);
+      this.recordExit(record, "agent server exited");
+    } else {
+      this.recordExit(
+        record,
+        `agent server exited (pid ${run.pid}; started by an earlier control plane, so its exit status is unknown)`,
+      );
+    }
+    return "exited";
+  }
+
+  private async observe(record: SandboxRecord): Promise<RuntimeSandbox> {
+    // Only while start() waits for the first listening line.
+    if (record.run === null && record.exitDetail === null) return this.snapshot(record, "starting");
+    const liveness = await this.readLiveness(record);
+    if (liveness === "exited" || record.run === null) return this.snapshot(record, "exited");
+    if (liveness === "paused") return this.snapshot(record, "paused");
+    const probe = await probeHealth(this.urlOf(record.run), this.settings.probeTimeoutMs);
+    if (probe.ok) return this.snapshot(record, "running");
+    return this.snapshot(record, "starting", `agent server not answering /health: ${probe.reason}`);
+  }
+
+  private snapshot(record: SandboxRecord, state: RuntimeState, detail?: string): RuntimeSandbox {
+    const run = state === "exited" ? null : record.run;
+    return {
+      sandboxId: record.sandboxId,
+      state,
+      agentServerUrl: run ? this.urlOf(run) : null,
+      detail: detail ?? (state === "exited" ? record.exitDetail : null),
+      labels: { ...record.labels },
+    };
+  }
+
+  private urlOf(run: AgentServerRun): string {
+    return `http://${this.settings.host}:${run.port}`;
+  }
+
+  private async requireRecord(sandboxId: string): Promise<SandboxRecord> {
+    const record = await this.findRecord(sandboxId);
+    if (!record) throw new Error(`sandbox ${sandboxId} not found`);
+    return record;
+  }
+
+  /** The sandbox from memory, or adopted from its `sandbox.json` (after a control-plane restart). */
+  private async findRecord(sandboxId: string): Promise<SandboxRecord | null> {
+    const known = this.records.get(sandboxId);
+    if (known || !isSafeSandboxId(sandboxId)) return known ?? null;
+    const paths = resolveSandboxPaths(this.settings.rootDir, sandboxId);
+    const state = await readSandboxState(paths);
+    if (state === null || state.sandboxId !== sandboxId) return null;
+    const adopted = await adoptSandbox(paths, state);
+    const raced = this.records.get(sandboxId);
+    if (raced) return raced;
+    this.records.set(sandboxId, adopted);
+    this.logger.info(
+      { sandboxId, pid: state.pid, running: adopted.exitDetail === null },
+      "sandbox adopted",
+    );
+    if (adopted.exitDetail === null) this.watchAdopted();
+    return adopted;
+  }
+
+  /** Adopted processes are not our children, so no exit event comes: poll /proc instead. */
+  private watchAdopted(): void {
+    if (this.watchTimer || this.closed) return;
+    this.watchTimer = setInterval(() => {
+      const adopted = [...this.records.values()].filter(
+        (record) => record.exitDetail === null && record.run?.exitRecorded === null,
+      );
+      if (adopted.length === 0 && this.watchTimer) {
+        clearInterval(this.watchTimer);
+        this.watchTimer = null;
+      }
+      for (const record of adopted) void this.readLiveness(record);
+    }, this.settings.watchIntervalMs);
+    this.watchTimer.unref();
+  }
+}
+
+async function waitForProcState(pid: number, wanted: "stopped", timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && (await readProcState(pid)) !== wanted) await sleep(10);
+}
+
+function missingSandbox(sandboxId: string): RuntimeSandbox {
+  return { sandboxId, state: "missing", agentServerUrl: null, detail: null, labels: {} };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,134 @@
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import path from "node:path";
+
+/**
+ * The on-disk layout of one process sandbox, `rootDir/<sandboxId>/`:
+ * - `workspace/`       WORKSPACE_DIR, where the agent's commands run
+ * - `agent-data/`      DATA_DIR, the agent server's conversations and events
+ * - `sandbox.json`     what a restarted control plane needs to adopt the process (no secrets)
+ * - `secrets.json`     session key and extra env (mode 0600), so an adopted sandbox can be
+ *                      restarted with the same key; the agent server itself can read this file,
+ *                      but it holds nothing the agent server was not already given in its env
+ * - `agent-server.log` the agent server's stdout and stderr
+ */
+export interface SandboxPaths {
+  dir: string;
+  workspaceDir: string;
+  dataDir: string;
+  stateFile: string;
+  secretsFile: string;
+  logFile: string;
+}
+
+export function resolveSandboxPaths(rootDir: string, sandboxId: string): SandboxPaths {
+  const dir = path.join(rootDir, sandboxId);
+  return {
+    dir,
+    workspaceDir: path.join(dir, "workspace"),
+    dataDir: path.join(dir, "agent-data"),
+    stateFile: path.join(dir, "sandbox.json"),
+    secretsFile: path.join(dir, "secrets.json"),
+    logFile: path.join(dir, "agent-server.log"),
+  };
+}
+
+/** Sandbox ids become directory names, so anything that could leave `rootDir` is refused. */
+export function isSafeSandboxId(sandboxId: string): boolean {
+  return /^[A-Za-z0-9_-]{1,128}$/.test(sandboxId);
+}
+
+export function assertSafeSandboxId(sandboxId: string): void {
+  if (!isSafeSandboxId(sandboxId)) {
+    throw new Error(`invalid sandbox id ${JSON.stringify(sandboxId)}: use [A-Za-z0-9_-]`);
+  }
+}
+
+export async function createSandboxDirs(paths: SandboxPaths): Promise<void> {
+  await mkdir(paths.workspaceDir, { recursive: true, mode: 0o700 });
+  await mkdir(paths.dataDir, { recursive: true, mode: 0o700 });
+}
+
+export interface SandboxState {
+  sandboxId: string;
+  /** Process id of the agent server, also its process-group id; null if it never listened. */
+  pid: number | null;
+  port: number | null;
+  /** The exact argv launched, compared with /proc/<pid>/cmdline so a reused pid is not adopted. */
+  argv: string[];
+  /** The start option `command`, null for the runtime's own `node <agent-server entry>`. */
+  command: string[] | null;
+  labels: Record<string, string>;
+  /** Where this run's output starts in agent-server.log (for the tail in exit details). */
+  logOffset: number;
+  startedAt: string;
+}
+
+export interface SandboxSecrets {
+  sessionApiKey: string;
+  env: Record<string, string>;
+}
+
+export async function writeSandboxState(paths: SandboxPaths, state: SandboxState): Promise<void> {
+  await writeFileAtomically(paths.stateFile, JSON.stringify(state, null, 2), 0o644);
+}
+
+export async function writeSandboxSecrets(
+  paths: SandboxPaths,
+  secrets: SandboxSecrets,
+): Promise<void> {
+  await writeFileAtomically(paths.secretsFile, JSON.stringify(secrets), 0o600);
+}
+
+/** The state file, or null when it is missing or unreadable (a half-created sandbox). */
+export async function readSandboxState(paths: SandboxPaths): Promise<SandboxState | null> {
+  const value = await readJson(paths.stateFile);
+  return isSandboxState(value) ? value : null;
+}
+
+export async function readSandboxSecrets(paths: SandboxPaths): Promise<SandboxSecrets | null> {
+  const value = await readJson(paths.secretsFile);
+  if (!isRecord(value) || typeof value.sessionApiKey !== "string") return null;
+  if (!isStringRecord(value.env)) return null;
+  return { sessionApiKey: value.sessionApiKey, env: value.env };
+}
+
+// Written beside and renamed over, so a crash mid-write never leaves a truncated file to adopt.
+async function writeFileAtomically(file: string, text: string, mode: number): Promise<void> {
+  const temporary = `${file}.${process.pid}.tmp`;
+  await writeFile(temporary, text, { mode });
+  await rename(temporary, file);
+}
+
+async function readJson(file: string): Promise<unknown> {
+  try {
+    return JSON.parse(await readFile(file, "utf8"));
+  } catch {
+    return null;
+  }
+}
+
+function isSandboxState(value: unknown): value is SandboxState {
+  return (
+    isRecord(value) &&
+    typeof value.sandboxId === "string" &&
+    (value.pid === null || Number.isInteger(value.pid)) &&
+    (value.port === null || Number.isInteger(value.port)) &&
+    isStringArray(value.argv) &&
+    (value.command === null || isStringArray(value.command)) &&
+    isStringRecord(value.labels) &&
+    Number.isInteger(value.logOffset) &&
+    typeof value.startedAt === "string"
+  );
+}
+
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === "string");
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isStringRecord(value: unknown): value is Record<string, string> {
+  return isRecord(value) && Object.values(value).every((item) => typeof item === "string");
+}

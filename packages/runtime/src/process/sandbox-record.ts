@@ -1,0 +1,70 @@
+import { type ProcState, readCmdline, readProcState } from "./read-proc";
+import type { SandboxPaths, SandboxSecrets, SandboxState } from "./sandbox-files";
+
+/** One launch of the agent server. */
+export interface AgentServerRun {
+  pid: number;
+  port: number;
+  argv: string[];
+  logOffset: number;
+  /** Settles once this run's exit is recorded; null for a process adopted from disk. */
+  exitRecorded: Promise<void> | null;
+}
+
+/** What ProcessRuntime remembers about one sandbox between calls. */
+export interface SandboxRecord {
+  sandboxId: string;
+  paths: SandboxPaths;
+  labels: Record<string, string>;
+  command: string[] | null;
+  /** Loaded from disk only when an adopted sandbox has to be restarted. */
+  secrets: SandboxSecrets | null;
+  run: AgentServerRun | null;
+  /** Set once the agent server has exited (or never came up): why. */
+  exitDetail: string | null;
+  /** The kill of whatever the exited agent server left running; a relaunch waits for it. */
+  cleanup: Promise<void> | null;
+  deleting: boolean;
+}
+
+/**
+ * Rebuilds the record of a sandbox from its `sandbox.json`, after a control-plane restart; its
+ * agent server is adopted if it still runs.
+ */
+export async function adoptSandbox(
+  paths: SandboxPaths,
+  state: SandboxState,
+): Promise<SandboxRecord> {
+  const { pid, port } = state;
+  const record: SandboxRecord = {
+    sandboxId: state.sandboxId,
+    paths,
+    labels: state.labels,
+    command: state.command,
+    secrets: null,
+    run: null,
+    exitDetail: "agent server never started",
+    cleanup: null,
+    deleting: false,
+  };
+  if (pid === null || port === null) return record;
+  record.run = { pid, port, argv: state.argv, logOffset: state.logOffset, exitRecorded: null };
+  const running = (await readRunState(record.run)) !== "gone";
+  record.exitDetail = running ? null : `agent server is not running (pid ${pid} is gone)`;
+  return record;
+}
+
+/** The state of the run's process, from /proc. */
+export async function readRunState(run: AgentServerRun): Promise<ProcState> {
+  // A process we did not spawn is recognised by its argv, so a recycled pid does not pass for it.
+  if (run.exitRecorded === null) {
+    const cmdline = await readCmdline(run.pid);
+    if (cmdline === null || !sameArguments(cmdline, run.argv)) return "gone";
+  }
+  return readProcState(run.pid);
+}
+
+// argv[0] is left out: it is whatever the launcher chose to call the program.
+function sameArguments(cmdline: string[], argv: string[]): boolean {
+  return cmdline.length === argv.length && cmdline.every((arg, i) => i === 0 || arg === argv[i]);
+}

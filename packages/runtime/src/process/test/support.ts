@@ -1,0 +1,109 @@
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { RuntimeLogger } from "../../types";
+import { ProcessRuntime, type ProcessRuntimeOptions } from "../process-runtime";
+import { killSandboxProcesses } from "../sandbox-processes";
+import { AGENT_SERVER_BUNDLE } from "./build-agent-server";
+
+export { AGENT_SERVER_BUNDLE };
+
+export interface LogEntry {
+  level: string;
+  fields: object;
+  message?: string;
+}
+
+/** Creates runtimes over temporary root directories and cleans up after them. */
+export class RuntimeFixture {
+  readonly logs: LogEntry[] = [];
+  private readonly runtimes: ProcessRuntime[] = [];
+  private readonly rootDirs = new Set<string>();
+
+  async createRootDir(): Promise<string> {
+    const rootDir = await mkdtemp(path.join(tmpdir(), "process-runtime-"));
+    this.rootDirs.add(rootDir);
+    return rootDir;
+  }
+
+  createRuntime(rootDir: string, options: Partial<ProcessRuntimeOptions> = {}): ProcessRuntime {
+    this.rootDirs.add(rootDir);
+    const runtime = new ProcessRuntime({
+      rootDir,
+      agentServerEntry: AGENT_SERVER_BUNDLE,
+      logger: this.recordingLogger(),
+      ...options,
+    });
+    this.runtimes.push(runtime);
+    return runtime;
+  }
+
+  /**
+   * Deletes every sandbox under the fixture's root directories; then, should delete have missed
+   * something, kills what still carries one of those sandbox directories as its marker (so only
+   * processes these tests started).
+   */
+  async cleanUp(): Promise<void> {
+    for (const rootDir of this.rootDirs) {
+      const entries = await readdir(rootDir).catch(() => []);
+      const sweeper = new ProcessRuntime({ rootDir, agentServerEntry: AGENT_SERVER_BUNDLE });
+      await Promise.all(entries.map((id) => sweeper.delete(id)));
+      await sweeper.close();
+      await Promise.all(entries.map((id) => killSandboxProcesses(path.join(rootDir, id))));
+      await rm(rootDir, { recursive: true, force: true });
+    }
+    await Promise.all(this.runtimes.map((runtime) => runtime.close()));
+    this.rootDirs.clear();
+    this.runtimes.length = 0;
+    this.logs.length = 0;
+  }
+
+  private recordingLogger(): RuntimeLogger {
+    const record = (level: string) => (fields: object, message?: string) => {
+      this.logs.push({ level, fields, message });
+    };
+    return {
+      info: record("info"),
+      warn: record("warn"),
+      error: record("error"),
+      debug: record("debug"),
+    };
+  }
+}
+
+/** Headers for the agent server's /api routes. */
+export function sessionHeaders(sessionApiKey: string): Record<string, string> {
+  return { "content-type": "application/json", "x-session-api-key": sessionApiKey };
+}
+
+/** Creates a shell-agent conversation on the agent server and returns its id. */
+export async function createConversation(
+  agentServerUrl: string,
+  sessionApiKey: string,
+  workingDir: string,
+): Promise<string> {
+  const response = await fetch(`${agentServerUrl}/api/conversations`, {
+    method: "POST",
+    headers: sessionHeaders(sessionApiKey),
+    body: JSON.stringify({ agent: { kind: "shell" }, workspace: { working_dir: workingDir } }),
+  });
+  if (response.status !== 201) throw new Error(`create conversation: ${response.status}`);
+  const body = (await response.json()) as { id: string };
+  return body.id;
+}
+
+/** Runs a shell command through the agent server and returns its stdout. */
+export async function runCommand(
+  agentServerUrl: string,
+  sessionApiKey: string,
+  command: string,
+): Promise<string> {
+  const response = await fetch(`${agentServerUrl}/api/bash/execute_bash_command`, {
+    method: "POST",
+    headers: sessionHeaders(sessionApiKey),
+    body: JSON.stringify({ command, timeout: 30 }),
+  });
+  if (response.status !== 200) throw new Error(`execute_bash_command: ${response.status}`);
+  const body = (await response.json()) as { stdout: string };
+  return body.stdout;
+}
