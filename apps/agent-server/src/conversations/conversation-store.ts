@@ -1,0 +1,79 @@
+import fs from "node:fs";
+import path from "node:path";
+import { ConversationInfo } from "@sandbox-server/core/agent-contracts";
+import { z } from "zod";
+import { advanceClockPast } from "../clock";
+import { describeError, type Logger } from "../logger";
+import { Conversation, type ConversationMeta, META_FILE, writeMeta } from "./conversation";
+import { isMissing } from "./event-log";
+
+const StoredMeta = z.object({ info: ConversationInfo, cursor: z.int().min(0) });
+
+/**
+ * Every conversation of this agent server, indexed in memory, stored as
+ * `<root>/conversations/<id>/{meta.json,events.jsonl}`.
+ */
+export class ConversationStore {
+  private readonly conversations = new Map<string, Conversation>();
+  private readonly root: string;
+
+  constructor(
+    dataDir: string,
+    private readonly logger: Logger,
+  ) {
+    this.root = path.join(dataDir, "conversations");
+  }
+
+  /** Reads every meta.json (events stay on disk until used). */
+  load(): void {
+    fs.mkdirSync(this.root, { recursive: true });
+    for (const entry of fs.readdirSync(this.root, { withFileTypes: true })) {
+      if (!entry.isDirectory()) continue;
+      const dir = path.join(this.root, entry.name);
+      const meta = this.readMeta(dir);
+      if (!meta) continue;
+      advanceClockPast(meta.info.updated_at);
+      this.conversations.set(meta.info.id, new Conversation(dir, meta, this.logger));
+    }
+    this.logger.info("conversations loaded", { count: this.conversations.size });
+  }
+
+  get(id: string): Conversation | undefined {
+    return this.conversations.get(id);
+  }
+
+  all(): Conversation[] {
+    return [...this.conversations.values()];
+  }
+
+  create(info: ConversationInfo): Conversation {
+    const dir = path.join(this.root, info.id);
+    fs.mkdirSync(dir, { recursive: true });
+    const meta: ConversationMeta = { info, cursor: 0 };
+    writeMeta(dir, meta);
+    const conversation = new Conversation(dir, meta, this.logger);
+    this.conversations.set(info.id, conversation);
+    return conversation;
+  }
+
+  remove(conversation: Conversation): void {
+    conversation.markRemoved();
+    this.conversations.delete(conversation.id);
+    fs.rmSync(conversation.dir, { recursive: true, force: true });
+  }
+
+  private readMeta(dir: string): ConversationMeta | undefined {
+    try {
+      const parsed = StoredMeta.safeParse(
+        JSON.parse(fs.readFileSync(path.join(dir, META_FILE), "utf8")),
+      );
+      if (parsed.success) return parsed.data;
+      this.logger.warn("skipping conversation with invalid meta.json", { dir });
+    } catch (error) {
+      if (!isMissing(error)) {
+        this.logger.warn("skipping unreadable conversation", { dir, error: describeError(error) });
+      }
+    }
+    return undefined;
+  }
+}

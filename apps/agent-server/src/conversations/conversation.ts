@@ -1,0 +1,154 @@
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import type {
+  AgentEvent,
+  ConversationInfo,
+  ExecutionStatus,
+} from "@sandbox-server/core/agent-contracts";
+import { advanceClockPast, nextInstant } from "../clock";
+import type { Logger } from "../logger";
+import { appendToEventLog, readEventLog } from "./event-log";
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** An event before it is appended: the log gives it its timestamp (and an id if it has none). */
+export type EventDraft = DistributiveOmit<AgentEvent, "id" | "timestamp"> & { id?: string };
+
+export interface Subscriber {
+  onEvent(event: AgentEvent): void;
+  /** The conversation was deleted; no event follows. */
+  onRemoved(): void;
+}
+
+/** What meta.json holds: the conversation's info plus the agent's progress through the log. */
+export interface ConversationMeta {
+  info: ConversationInfo;
+  /** Events before this index have been seen by the agent; later user messages are pending. */
+  cursor: number;
+}
+
+export const META_FILE = "meta.json";
+export const EVENTS_FILE = "events.jsonl";
+
+/**
+ * One conversation: its info (in memory, saved to meta.json on change) and its event log
+ * (events.jsonl, read on first use so that idle conversations cost only their info).
+ */
+export class Conversation {
+  private log: AgentEvent[] | undefined;
+  private readonly byId = new Map<string, AgentEvent>();
+  private readonly subscribers = new Set<Subscriber>();
+  private removed = false;
+
+  constructor(
+    readonly dir: string,
+    private meta: ConversationMeta,
+    private readonly logger: Logger,
+  ) {}
+
+  get id(): string {
+    return this.meta.info.id;
+  }
+
+  get info(): Readonly<ConversationInfo> {
+    return this.meta.info;
+  }
+
+  get status(): ExecutionStatus {
+    return this.meta.info.execution_status;
+  }
+
+  get cursor(): number {
+    return this.meta.cursor;
+  }
+
+  get isRemoved(): boolean {
+    return this.removed;
+  }
+
+  /** All events in order, loading them from disk the first time. */
+  events(): readonly AgentEvent[] {
+    return this.loadedLog();
+  }
+
+  private loadedLog(): AgentEvent[] {
+    if (!this.log) {
+      this.log = readEventLog(path.join(this.dir, EVENTS_FILE), this.logger);
+      for (const event of this.log) this.byId.set(event.id, event);
+      // Even if the wall clock went back since these were written, new events sort after them.
+      const last = this.log.at(-1);
+      if (last) advanceClockPast(last.timestamp);
+    }
+    return this.log;
+  }
+
+  findEvent(id: string): AgentEvent | undefined {
+    this.events();
+    return this.byId.get(id);
+  }
+
+  /** Stamps, stores and publishes an event. After removal it is dropped silently. */
+  append(draft: EventDraft): AgentEvent {
+    // Loaded before stamping, so the clock is already past this log's last timestamp.
+    const log = this.removed ? undefined : this.loadedLog();
+    const instant = nextInstant();
+    const { id = randomUUID(), ...fields } = draft;
+    const event = { id, timestamp: instant.iso, ...fields } as AgentEvent;
+    if (!log) return event;
+    appendToEventLog(path.join(this.dir, EVENTS_FILE), event);
+    log.push(event);
+    this.byId.set(event.id, event);
+    this.meta.info = { ...this.meta.info, updated_at: instant.iso };
+    for (const subscriber of this.subscribers) subscriber.onEvent(event);
+    return event;
+  }
+
+  /** Records the change as a ConversationStateUpdateEvent; no event when nothing changes. */
+  setStatus(status: ExecutionStatus): void {
+    if (status === this.status) return;
+    this.meta.info = { ...this.meta.info, execution_status: status };
+    this.append({
+      kind: "ConversationStateUpdateEvent",
+      source: "environment",
+      key: "execution_status",
+      value: status,
+    });
+    this.save();
+  }
+
+  update(fields: Partial<Pick<ConversationInfo, "title" | "tags" | "stats">>): void {
+    this.meta.info = { ...this.meta.info, ...fields, updated_at: nextInstant().iso };
+    this.save();
+  }
+
+  advanceCursor(to: number): void {
+    if (to <= this.meta.cursor) return;
+    this.meta.cursor = to;
+    this.save();
+  }
+
+  /** Live events from now on; returns the unsubscribe function. */
+  subscribe(subscriber: Subscriber): () => void {
+    this.subscribers.add(subscriber);
+    return () => this.subscribers.delete(subscriber);
+  }
+
+  markRemoved(): void {
+    this.removed = true;
+    for (const subscriber of this.subscribers) subscriber.onRemoved();
+    this.subscribers.clear();
+  }
+
+  save(): void {
+    if (this.removed) return;
+    writeMeta(this.dir, this.meta);
+  }
+}
+
+/** Write-then-rename, so a crash leaves the old meta.json or the new one, never half of one. */
+export function writeMeta(dir: string, meta: ConversationMeta): void {
+  const file = path.join(dir, META_FILE);
+  fs.writeFileSync(`${file}.tmp`, JSON.stringify(meta), { mode: 0o600 });
+  fs.renameSync(`${file}.tmp`, file);
+}

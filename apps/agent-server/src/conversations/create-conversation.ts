@@ -1,0 +1,43 @@
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import type {
+  ConversationInfo,
+  CreateConversationRequest,
+} from "@sandbox-server/core/agent-contracts";
+import { nextInstant } from "../clock";
+import type { AgentServerContext } from "../context";
+import { sendMessage } from "../events/send-message";
+import type { Conversation } from "./conversation";
+
+export const DEFAULT_MAX_ITERATIONS = 500;
+
+/** Creates a conversation, or returns the existing one with that id (idempotent create). */
+export function createConversation(
+  ctx: AgentServerContext,
+  request: CreateConversationRequest,
+): { conversation: Conversation; created: boolean } {
+  const id = (request.conversation_id ?? randomUUID()).toLowerCase();
+  const existing = ctx.store.get(id);
+  if (existing) return { conversation: existing, created: false };
+
+  const workingDir = path.resolve(ctx.workspaceDir, request.workspace?.working_dir ?? ".");
+  fs.mkdirSync(workingDir, { recursive: true });
+  const now = nextInstant().iso;
+  const info: ConversationInfo = {
+    id,
+    agent: request.agent,
+    workspace: { ...request.workspace, working_dir: workingDir },
+    execution_status: "idle",
+    title: null,
+    tags: request.tags ?? {},
+    created_at: now,
+    updated_at: now,
+    max_iterations: request.max_iterations ?? DEFAULT_MAX_ITERATIONS,
+    stats: { usage_to_metrics: {} },
+  };
+  const conversation = ctx.store.create(info);
+  ctx.logger.info("conversation created", { conversation_id: id, agent: request.agent.kind });
+  if (request.initial_message) sendMessage(ctx, conversation, request.initial_message, false);
+  return { conversation, created: true };
+}
