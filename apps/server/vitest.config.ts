@@ -1,11 +1,45 @@
+import { spawnSync } from "node:child_process";
 import { defineConfig } from "vitest/config";
+
+// The control-plane suite runs once per runtime. The docker project joins when a daemon answers,
+// and always in CI, where its globalSetup fails (never skips) without a daemon.
+const dockerAnswers =
+  spawnSync("docker", ["info"], { stdio: "ignore", timeout: 5000 }).status === 0;
+const withDocker = dockerAnswers || process.env.CI === "true";
+
+const shared = {
+  testTimeout: 90_000,
+  hookTimeout: 180_000,
+  // Each file runs real agent servers; two cores are better used one file at a time.
+  fileParallelism: false,
+};
 
 export default defineConfig({
   test: {
-    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
-    // Each file runs real agent-server processes; two cores are better used one file at a time.
-    fileParallelism: false,
+    projects: [
+      {
+        test: {
+          ...shared,
+          name: "process",
+          include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+          exclude: ["test/docker.test.ts"],
+          env: { TEST_RUNTIME: "process" },
+        },
+      },
+      ...(withDocker
+        ? [
+            {
+              test: {
+                ...shared,
+                name: "docker",
+                include: ["test/**/*.test.ts"],
+                exclude: ["test/http.test.ts"],
+                env: { TEST_RUNTIME: "docker" },
+                globalSetup: ["../../packages/runtime/src/docker/test/global-setup.ts"],
+              },
+            },
+          ]
+        : []),
+    ],
   },
 });

@@ -6,7 +6,7 @@ import {
   readEvents,
   waitForExecution,
 } from "./agent";
-import { agentServerPid, startTestServer, type TestServer } from "./harness";
+import { killAgentServer, startTestServer, type TestServer } from "./harness";
 
 let t: TestServer;
 let alice: string;
@@ -193,7 +193,7 @@ describe("send-message rules", () => {
 
       it("5. killed agent server, ERROR, or a hanging agent server: 503", async () => {
         const conv = await createConversation();
-        process.kill(agentServerPid(t.dataDir, conv.sandbox_id), "SIGKILL");
+        killAgentServer(t, conv.sandbox_id);
         const refused = await send(surface, conv.id, message("x"));
         expect(refused.status).toBe(503);
         expect(refused.body.code).toBe("SANDBOX_UNAVAILABLE");

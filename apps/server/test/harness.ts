@@ -1,10 +1,16 @@
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import type { CoreConfig } from "@sandbox-server/core";
-import { ProcessRuntime, type SandboxRuntime } from "@sandbox-server/runtime";
+import {
+  containerNameFor,
+  DockerRuntime,
+  ProcessRuntime,
+  type SandboxRuntime,
+} from "@sandbox-server/runtime";
 import pino from "pino";
 import { type RunningServer, startServer } from "../src/server";
 
@@ -54,10 +60,16 @@ export interface ApiResponse {
   body: any;
 }
 
+/** The runtime the current vitest project runs the suite on (see vitest.config.ts). */
+export function testRuntime(): RuntimeKind {
+  return process.env.TEST_RUNTIME === "docker" ? "docker" : "process";
+}
+
 export async function createRuntime(kind: RuntimeKind, dataDir: string): Promise<SandboxRuntime> {
   if (kind === "docker") {
-    const { DockerRuntime } = await import("@sandbox-server/runtime");
-    return new DockerRuntime({});
+    return new DockerRuntime({
+      image: process.env.SANDBOX_TEST_IMAGE ?? "sandbox-server/agent-server:latest",
+    });
   }
   return new ProcessRuntime({ rootDir: path.join(dataDir, "sandboxes"), agentServerEntry });
 }
@@ -65,7 +77,7 @@ export async function createRuntime(kind: RuntimeKind, dataDir: string): Promise
 export async function startTestServer(
   options: { config?: Partial<CoreConfig>; runtime?: RuntimeKind } = {},
 ): Promise<TestServer> {
-  const kind = options.runtime ?? "process";
+  const kind = options.runtime ?? testRuntime();
   const dataDir = mkdtempSync(path.join(tmpdir(), "sandbox-server-test-"));
   let captured = "";
   const sink = new Writable({
@@ -164,10 +176,14 @@ export async function startTestServer(
   return t;
 }
 
-/** The pid of a process sandbox's agent server (from the runtime's state file). */
-export function agentServerPid(dataDir: string, sandboxId: string): number {
+/** Kills a sandbox's agent server from outside the control plane (SIGKILL / docker kill). */
+export function killAgentServer(t: TestServer, sandboxId: string): void {
+  if (t.runtime.kind === "docker") {
+    execFileSync("docker", ["kill", containerNameFor(sandboxId)], { stdio: "ignore" });
+    return;
+  }
   const state = JSON.parse(
-    readFileSync(path.join(dataDir, "sandboxes", sandboxId, "sandbox.json"), "utf8"),
+    readFileSync(path.join(t.dataDir, "sandboxes", sandboxId, "sandbox.json"), "utf8"),
   ) as { pid: number };
-  return state.pid;
+  process.kill(state.pid, "SIGKILL");
 }

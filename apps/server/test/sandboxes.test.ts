@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentServerPid, startTestServer, type TestServer } from "./harness";
+import { killAgentServer, startTestServer, type TestServer } from "./harness";
 
 let t: TestServer;
 let alice: string;
@@ -62,7 +62,7 @@ describe("sandbox lifecycle", () => {
 
   it("marks a killed agent server ERROR within seconds, refuses illegal moves, and resume brings it back", async () => {
     const sandbox = await startRunning(alice);
-    process.kill(agentServerPid(t.dataDir, sandbox.id), "SIGKILL");
+    killAgentServer(t, sandbox.id);
     const errored = await t.waitForStatus(sandbox.id, "ERROR", alice, 10_000);
     expect(errored.body.status_detail).toMatch(/SIGKILL|exit/i);
 

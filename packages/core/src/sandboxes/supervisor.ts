@@ -122,11 +122,11 @@ export class SandboxSupervisor {
     const { deps } = this;
     if (state.state === "exited" || state.state === "missing") {
       this.unhealthySince.delete(row.id);
-      updateSandbox(deps, row.id, {
-        status: "ERROR",
-        statusDetail:
-          state.detail ?? `The sandbox ${state.state === "missing" ? "vanished" : "exited"}`,
-      });
+      const detail =
+        state.state === "missing"
+          ? `The sandbox vanished: ${state.detail ?? "removed outside the control plane"}`
+          : (state.detail ?? "The sandbox exited");
+      updateSandbox(deps, row.id, { status: "ERROR", statusDetail: detail });
       return;
     }
     if (state.state === "paused") {
