@@ -30,6 +30,13 @@ const EnvSchema = z.object({
   AGENT_SERVER_ENTRY: z.string().min(1).default(defaultAgentServerEntry),
   SANDBOX_IMAGE: z.string().min(1).default("sandbox-server/agent-server:latest"),
   DOCKER_SOCKET: z.string().min(1).default("/var/run/docker.sock"),
+  WEBHOOK_TIMEOUT_MS: optionalPositiveInt.default(10_000),
+  WEBHOOK_MAX_ATTEMPTS: optionalPositiveInt.default(8),
+  WEBHOOK_BACKOFF_BASE_MS: optionalPositiveInt.default(2_000),
+  WEBHOOK_BACKOFF_MAX_MS: optionalPositiveInt.default(15 * 60_000),
+  WEBHOOK_CONCURRENCY: optionalPositiveInt.default(8),
+  FOLLOWER_RECONNECT_BASE_MS: optionalPositiveInt.default(500),
+  FOLLOWER_RECONNECT_MAX_MS: optionalPositiveInt.default(30_000),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

@@ -10,7 +10,7 @@ const env = loadEnv();
 const log = pino({
   level: env.LOG_LEVEL,
   redact: {
-    paths: ["*.authorization", "*.apiKey", "*.sessionApiKey", "*.session_api_key"],
+    paths: ["*.authorization", "*.apiKey", "*.sessionApiKey", "*.session_api_key", "*.secret"],
     censor: "[redacted]",
   },
 });
@@ -36,6 +36,13 @@ async function main() {
       conversationStartTimeoutMs: env.CONVERSATION_START_TIMEOUT_MS,
       agentRequestTimeoutMs: env.AGENT_REQUEST_TIMEOUT_MS,
       idleAutoPauseMs: env.IDLE_AUTO_PAUSE_MINUTES ? env.IDLE_AUTO_PAUSE_MINUTES * 60_000 : null,
+      webhookTimeoutMs: env.WEBHOOK_TIMEOUT_MS,
+      webhookMaxAttempts: env.WEBHOOK_MAX_ATTEMPTS,
+      webhookBackoffBaseMs: env.WEBHOOK_BACKOFF_BASE_MS,
+      webhookBackoffMaxMs: env.WEBHOOK_BACKOFF_MAX_MS,
+      webhookConcurrency: env.WEBHOOK_CONCURRENCY,
+      followerReconnectBaseMs: env.FOLLOWER_RECONNECT_BASE_MS,
+      followerReconnectMaxMs: env.FOLLOWER_RECONNECT_MAX_MS,
     },
   });
   if (running.adminKeyFile) {

@@ -69,6 +69,8 @@ export async function createRuntime(kind: RuntimeKind, dataDir: string): Promise
   if (kind === "docker") {
     return new DockerRuntime({
       image: process.env.SANDBOX_TEST_IMAGE ?? "sandbox-server/agent-server:latest",
+      // Its own instance per test server: concurrent servers on one daemon never touch each other.
+      instance: `test-${path.basename(dataDir)}`,
     });
   }
   return new ProcessRuntime({ rootDir: path.join(dataDir, "sandboxes"), agentServerEntry });

@@ -3,10 +3,13 @@ import { createRepositories } from "@sandbox-server/db";
 import type { SandboxRuntime } from "@sandbox-server/runtime";
 import { AgentServerClient } from "./agent-client";
 import { type CoreConfig, type CoreDeps, createEvents } from "./deps";
+import { EventFollower } from "./events/event-follower";
 import type { Logger } from "./logger";
 import { builtinSpecs } from "./sandbox-specs/builtin";
 import { SandboxSupervisor } from "./sandboxes/supervisor";
 import { KeyedLock } from "./shared/keyed-lock";
+import { DeliveryWorker } from "./webhooks/delivery-worker";
+import { watchSandboxLifecycle } from "./webhooks/lifecycle";
 
 export const defaultConfig: CoreConfig = {
   sandboxStartTimeoutMs: 60_000,
@@ -18,6 +21,13 @@ export const defaultConfig: CoreConfig = {
   supervisorIntervalMs: 1_000,
   idleAutoPauseMs: null,
   defaultSpecId: "default",
+  webhookTimeoutMs: 10_000,
+  webhookMaxAttempts: 8,
+  webhookBackoffBaseMs: 2_000,
+  webhookBackoffMaxMs: 15 * 60_000,
+  webhookConcurrency: 8,
+  followerReconnectBaseMs: 500,
+  followerReconnectMaxMs: 30_000,
 };
 
 export interface CreateCoreOptions {
@@ -33,7 +43,14 @@ export interface CreateCoreOptions {
 export interface Core {
   deps: CoreDeps;
   supervisor: SandboxSupervisor;
-  /** Seeds built-in specs and reconciles records with the runtime, then watches it. */
+  /** Follows the events of every RUNNING sandbox's conversations. */
+  follower: EventFollower;
+  /** Sends the webhook outbox. */
+  webhookWorker: DeliveryWorker;
+  /**
+   * Seeds built-in specs, starts following events and sending webhooks, and reconciles records
+   * with the runtime, then watches it.
+   */
   start(): Promise<void>;
   /** Stops background work and closes connections; sandboxes keep running. */
   stop(): Promise<void>;
@@ -51,18 +68,31 @@ export function createCore(options: CreateCoreOptions): Core {
     locks: new KeyedLock(),
     events: createEvents(),
     activity: new Map(),
+    transaction: (work) => options.db.sqlite.transaction(work)(),
   };
   const supervisor = new SandboxSupervisor(deps);
+  const follower = new EventFollower(deps);
+  const webhookWorker = new DeliveryWorker(deps);
+  let unwatchLifecycle: (() => void) | null = null;
   return {
     deps,
     supervisor,
+    follower,
+    webhookWorker,
     async start() {
       for (const spec of builtinSpecs(deps.now(), options.defaultImage))
         deps.repos.specs.upsert(spec);
+      // Before reconciling, so that the status moves it makes reach webhooks and followers too.
+      unwatchLifecycle = watchSandboxLifecycle(deps);
+      webhookWorker.start();
+      follower.start();
       await supervisor.start();
     },
     async stop() {
       supervisor.stop();
+      follower.stop();
+      unwatchLifecycle?.();
+      await webhookWorker.stop();
       await deps.agents.close();
     },
   };

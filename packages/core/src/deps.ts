@@ -1,5 +1,5 @@
 import { EventEmitter } from "node:events";
-import type { Repositories, SandboxRow } from "@sandbox-server/db";
+import type { ConversationRow, Repositories, SandboxRow } from "@sandbox-server/db";
 import type { SandboxRuntime } from "@sandbox-server/runtime";
 import type { AgentServerClient } from "./agent-client";
 import type { Logger } from "./logger";
@@ -21,6 +21,18 @@ export interface CoreConfig {
   /** Pause RUNNING sandboxes idle this long; null disables. */
   idleAutoPauseMs: number | null;
   defaultSpecId: string;
+  /** Upper bound of one webhook POST (connect, headers and body). */
+  webhookTimeoutMs: number;
+  /** Attempts per delivery before it is `failed`. */
+  webhookMaxAttempts: number;
+  /** Retry n waits about base * 2^(n-1) (with jitter), at most `webhookBackoffMaxMs`. */
+  webhookBackoffBaseMs: number;
+  webhookBackoffMaxMs: number;
+  /** Webhook POSTs in flight at once, over all receivers. */
+  webhookConcurrency: number;
+  /** Reconnect n of an event follower waits about base * 2^(n-1) (with jitter), at most max. */
+  followerReconnectBaseMs: number;
+  followerReconnectMaxMs: number;
 }
 
 export interface SandboxStatusChange {
@@ -31,6 +43,10 @@ export interface SandboxStatusChange {
 export interface CoreEventMap {
   "sandbox.status_changed": [SandboxStatusChange];
   "sandbox.deleted": [SandboxRow];
+  /** A conversation exists on its agent server and in the store: follow its events from now. */
+  "conversation.created": [ConversationRow];
+  /** Outbox rows were committed: the delivery worker should look for work. */
+  "webhooks.queued": [];
 }
 
 export interface CoreDeps {
@@ -44,6 +60,8 @@ export interface CoreDeps {
   events: EventEmitter<CoreEventMap>;
   /** Last time a message went to each sandbox (memory only: the hot path writes no rows). */
   activity: Map<string, number>;
+  /** Runs `work` (synchronous repository calls only) in one database transaction. */
+  transaction: <T>(work: () => T) => T;
 }
 
 export function createEvents(): EventEmitter<CoreEventMap> {

@@ -1,13 +1,17 @@
 import { conversationsRouter } from "./conversations/router";
+import { eventsRouter } from "./events/router";
 import { sandboxSpecsRouter } from "./sandbox-specs/router";
 import { sandboxesRouter } from "./sandboxes/router";
 import { router } from "./trpc";
 import { usersRouter } from "./users/router";
+import { webhooksRouter } from "./webhooks/router";
 
 export const appRouter = router({
   sandboxes: sandboxesRouter,
   sandboxSpecs: sandboxSpecsRouter,
   conversations: conversationsRouter,
+  events: eventsRouter,
+  webhooks: webhooksRouter,
   users: usersRouter,
 });
 

@@ -93,3 +93,86 @@ export const conversations = sqliteTable(
     index("conversations_sandbox_idx").on(t.sandboxId),
   ],
 );
+
+/**
+ * Events of conversations, as the control plane received them from agent servers. The id is the
+ * agent server's event id, so a resent event is never stored twice.
+ */
+export const conversationEvents = sqliteTable(
+  "conversation_events",
+  {
+    id: text("id").primaryKey(),
+    conversationId: text("conversation_id").notNull(),
+    ownerId: text("owner_id").notNull(),
+    /** The agent server's timestamp as sent (UTC ISO, microseconds): `after_timestamp` on resume. */
+    timestamp: text("timestamp").notNull(),
+    /** The same instant in microseconds since the epoch: the ordering key (unique per conversation). */
+    timestampUs: integer("timestamp_us").notNull(),
+    kind: text("kind").notNull(),
+    source: text("source").notNull(),
+    body: text("body", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    receivedAt: integer("received_at").notNull(),
+  },
+  (t) => [
+    index("conversation_events_conversation_ts_idx").on(t.conversationId, t.timestampUs, t.id),
+    index("conversation_events_conversation_kind_ts_idx").on(
+      t.conversationId,
+      t.kind,
+      t.timestampUs,
+      t.id,
+    ),
+  ],
+);
+
+export const webhooks = sqliteTable(
+  "webhooks",
+  {
+    id: text("id").primaryKey(),
+    ownerId: text("owner_id")
+      .notNull()
+      .references(() => users.id),
+    url: text("url").notNull(),
+    /** Event kinds to deliver; null delivers every kind. */
+    events: text("events", { mode: "json" }).$type<string[]>(),
+    /** Only this conversation's events (and its sandbox's lifecycle); null for all of the owner's. */
+    conversationId: text("conversation_id"),
+    /** The HMAC key. Stored as is: every delivery's signature needs it. */
+    secret: text("secret").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("webhooks_owner_created_idx").on(t.ownerId, t.createdAt, t.id)],
+);
+
+/**
+ * The outbox: one row per (webhook, event), written in the transaction that records the event.
+ * Rows of one stream (a conversation, or a sandbox's lifecycle) are delivered in `seq` order.
+ */
+export const webhookDeliveries = sqliteTable(
+  "webhook_deliveries",
+  {
+    seq: integer("seq").primaryKey({ autoIncrement: true }),
+    id: text("id").notNull(),
+    webhookId: text("webhook_id")
+      .notNull()
+      .references(() => webhooks.id, { onDelete: "cascade" }),
+    stream: text("stream").notNull(),
+    eventId: text("event_id").notNull(),
+    eventKind: text("event_kind").notNull(),
+    /** The exact JSON body posted on every attempt. */
+    payload: text("payload").notNull(),
+    /** pending | succeeded | failed */
+    status: text("status").notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: integer("next_attempt_at").notNull(),
+    lastStatusCode: integer("last_status_code"),
+    lastError: text("last_error"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    completedAt: integer("completed_at"),
+  },
+  (t) => [
+    uniqueIndex("webhook_deliveries_id_idx").on(t.id),
+    index("webhook_deliveries_pending_idx").on(t.status, t.webhookId, t.stream, t.seq),
+    index("webhook_deliveries_webhook_seq_idx").on(t.webhookId, t.seq),
+  ],
+);

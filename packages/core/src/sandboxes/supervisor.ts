@@ -20,14 +20,22 @@ export class SandboxSupervisor {
 
   async start(): Promise<void> {
     await this.reconcile();
+    this.deps.runtime.on?.("exit", this.onExit);
     this.timer = setInterval(() => void this.tick(), this.deps.config.supervisorIntervalMs);
     this.timer.unref();
   }
 
   stop(): void {
+    this.deps.runtime.off?.("exit", this.onExit);
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
   }
+
+  /** The runtime saw a sandbox end unasked (crash, OOM, killed): check it now, not at the next tick. */
+  private readonly onExit = (sandboxId: string): void => {
+    const row = this.deps.repos.sandboxes.get(sandboxId);
+    if (row && (row.status === "RUNNING" || row.status === "PAUSED")) void this.check(row);
+  };
 
   /** Compares every record with what the runtime runs, and fixes both sides. */
   async reconcile(): Promise<void> {
@@ -59,6 +67,11 @@ export class SandboxSupervisor {
     if (current.status === "ERROR") return;
     const state = seen ? await deps.runtime.inspect(row.id) : undefined;
     if (!state || state.state === "missing") {
+      // A start cut short by the restart can leave a process the runtime never recorded (it
+      // cannot be adopted or resumed): remove whatever is left, so nothing runs unaccounted for.
+      await deps.runtime.delete(row.id).catch((error: unknown) => {
+        deps.log.error({ sandboxId: row.id, reason: errorMessage(error) }, "cleanup failed");
+      });
       updateSandbox(deps, row.id, {
         status: "ERROR",
         statusDetail: "The sandbox vanished while the control plane was down",

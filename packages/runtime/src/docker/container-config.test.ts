@@ -3,6 +3,7 @@ import { buildContainerConfig, type ContainerDefaults } from "./container-config
 
 const defaults: ContainerDefaults = {
   image: "sandbox-server/agent-server:latest",
+  instance: "cp-1",
   resources: { cpu: 1, memoryMb: 1024, pids: 512 },
 };
 
@@ -21,7 +22,7 @@ describe("buildContainerConfig", () => {
 
     expect(config.name).toBe("sandbox-server-sb_abc");
     expect(config.Labels).toMatchObject({
-      "sandbox-server.managed": "true",
+      "sandbox-server.managed": "cp-1",
       "sandbox-server.sandbox-id": "sb_abc",
       "sandbox-server.owner": "user-1",
       "sandbox-server.spec": "default",

@@ -5,6 +5,8 @@ import { AGENT_SERVER_PORT } from "./options";
 
 export interface ContainerDefaults {
   image: string;
+  /** Value of the managed label: which control plane owns the container. */
+  instance: string;
   network?: string;
   resources: Required<SandboxResources>;
 }
@@ -34,7 +36,7 @@ export function buildContainerConfig(
     ...(options.command ? { Cmd: options.command } : {}),
     ...(options.workingDir ? { WorkingDir: options.workingDir } : {}),
     Env: Object.entries(env).map(([key, value]) => `${key}=${value}`),
-    Labels: toContainerLabels(options),
+    Labels: toContainerLabels(options, defaults.instance),
     ExposedPorts: { [portKey]: {} },
     HostConfig: {
       // Loopback only, ephemeral port: the sandbox is reachable from this host and nowhere else.

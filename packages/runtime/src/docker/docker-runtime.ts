@@ -54,6 +54,7 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
     this.docker = new Dockerode(options.docker ?? DEFAULT_DOCKER_OPTIONS);
     this.defaults = {
       image: options.image ?? DEFAULT_SANDBOX_IMAGE,
+      instance: options.instance ?? "default",
       network: options.network,
       resources: { ...DEFAULT_RESOURCES, ...options.defaultResources },
     };
@@ -63,6 +64,7 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
     this.logger = options.logger ?? silentLogger;
     this.exitWatcher = new ContainerExitWatcher(
       this.docker,
+      this.defaults.instance,
       (exit) => void this.reportExit(exit),
       this.logger,
     );
@@ -195,7 +197,7 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
   async list(): Promise<RuntimeSandbox[]> {
     const containers = await this.docker.listContainers({
       all: true,
-      filters: { label: [`${MANAGED_LABEL}=true`] },
+      filters: { label: [`${MANAGED_LABEL}=${this.defaults.instance}`] },
     });
     const ids = containers
       .map((summary) => summary.Labels[SANDBOX_ID_LABEL])
@@ -261,7 +263,10 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
     try {
       const info = await container.inspect();
       const labels = info.Config.Labels ?? {};
-      if (labels[MANAGED_LABEL] !== "true" || labels[SANDBOX_ID_LABEL] !== sandboxId) {
+      if (
+        labels[MANAGED_LABEL] !== this.defaults.instance ||
+        labels[SANDBOX_ID_LABEL] !== sandboxId
+      ) {
         this.logger.warn({ sandboxId }, "container with the sandbox's name is not managed by us");
         return null;
       }

@@ -4,6 +4,7 @@
  */
 
 export const LABEL_PREFIX = "sandbox-server.";
+/** Its value names the control-plane instance that owns the container (see `instance`). */
 export const MANAGED_LABEL = "sandbox-server.managed";
 export const SANDBOX_ID_LABEL = "sandbox-server.sandbox-id";
 export const OWNER_LABEL = "sandbox-server.owner";
@@ -18,12 +19,15 @@ export interface SandboxIdentity {
   labels?: Record<string, string>;
 }
 
-export function toContainerLabels(identity: SandboxIdentity): Record<string, string> {
+export function toContainerLabels(
+  identity: SandboxIdentity,
+  instance: string,
+): Record<string, string> {
   const labels: Record<string, string> = {};
   for (const [key, value] of Object.entries(identity.labels ?? {})) {
     labels[`${USER_LABEL_PREFIX}${key}`] = value;
   }
-  labels[MANAGED_LABEL] = "true";
+  labels[MANAGED_LABEL] = instance;
   labels[SANDBOX_ID_LABEL] = identity.sandboxId;
   labels[OWNER_LABEL] = identity.ownerId;
   labels[SPEC_LABEL] = identity.specId;

@@ -10,6 +10,12 @@ export interface DockerRuntimeOptions {
   /** Image for sandboxes whose start options name none. */
   image?: string;
   /**
+   * Names the control plane owning the containers (the managed label's value, default
+   * "default"). Containers of other instances on the same daemon are invisible to list() and
+   * never reconciled away as orphans.
+   */
+  instance?: string;
+  /**
    * Docker network the containers join (default: Docker's default bridge). It must allow a
    * published port, so `none` cannot work: the control plane reaches the agent server through it.
    */

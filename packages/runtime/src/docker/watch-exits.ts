@@ -24,6 +24,7 @@ export class ContainerExitWatcher {
 
   constructor(
     private readonly docker: Dockerode,
+    private readonly instance: string,
     private readonly onExit: (exit: ContainerExit) => void,
     private readonly logger: RuntimeLogger,
   ) {}
@@ -48,7 +49,11 @@ export class ContainerExitWatcher {
     try {
       stream = await this.docker.getEvents({
         ...(this.lastEventSeconds === null ? {} : { since: this.lastEventSeconds }),
-        filters: { type: ["container"], event: ["die"], label: [`${MANAGED_LABEL}=true`] },
+        filters: {
+          type: ["container"],
+          event: ["die"],
+          label: [`${MANAGED_LABEL}=${this.instance}`],
+        },
       });
     } catch (error) {
       this.scheduleReconnect(error);
@@ -119,7 +124,7 @@ function readDieEvent(
   if (typeof attributes !== "object" || attributes === null) return null;
   const values = attributes as Record<string, unknown>;
   const sandboxId = values[SANDBOX_ID_LABEL];
-  if (typeof sandboxId !== "string" || values[MANAGED_LABEL] !== "true") return null;
+  if (typeof sandboxId !== "string" || typeof values[MANAGED_LABEL] !== "string") return null;
   const exitCode = Number(values.exitCode);
   const time = "time" in event && typeof event.time === "number" ? event.time : null;
   return {

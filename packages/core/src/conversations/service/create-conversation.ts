@@ -52,6 +52,7 @@ export async function createConversation(
     });
     deps.activity.set(sandbox.id, now);
     deps.log.info({ conversationId, sandboxId: sandbox.id }, "conversation created");
+    deps.events.emit("conversation.created", row);
     return { row, sandbox, executionStatus: info.executionStatus };
   } catch (error) {
     if (ownSandbox) await discardSandbox(deps, sandboxId);

@@ -72,7 +72,7 @@ export async function execInContainer(
 }
 
 export function createRuntime(): DockerRuntime {
-  return new DockerRuntime({ image: sandboxImage });
+  return new DockerRuntime({ image: sandboxImage, instance: `runtime-test-${testRun}` });
 }
 
 /** Straight through the daemon, independent of the code under test. */

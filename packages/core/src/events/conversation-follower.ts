@@ -1,0 +1,164 @@
+import type { ConversationRow } from "@sandbox-server/db";
+import WebSocket from "ws";
+import type { CoreDeps } from "../deps";
+import { errorMessage } from "../sandboxes/service/status";
+import { backoffDelay } from "../shared/backoff";
+import { IncomingEvent } from "./contracts";
+import { fullStatePatch } from "./service/conversation-metadata";
+import { recordEvent } from "./service/record-event";
+import { timestampMicros } from "./timestamps";
+
+/** The agent server closes with this when the conversation does not exist (any more). */
+const CLOSE_NOT_FOUND = 4004;
+const HANDSHAKE_TIMEOUT_MS = 10_000;
+const MAX_FRAME_BYTES = 25 * 1024 * 1024;
+
+/**
+ * Follows one conversation over its agent server's `/sockets/events/{id}` and records every event.
+ * The first connection asks for every past event; each reconnection asks only for those after the
+ * newest stored one (`resend_mode=since`), and storing dedupes by event id, so a reconnect neither
+ * loses nor doubles an event. Reconnects back off exponentially while the sandbox stays RUNNING.
+ */
+export class ConversationFollower {
+  private socket: WebSocket | null = null;
+  private retry: NodeJS.Timeout | null = null;
+  private failures = 0;
+  private stopped = false;
+
+  constructor(
+    private readonly deps: CoreDeps,
+    readonly conversationId: string,
+    readonly sandboxId: string,
+    /** Called once when the follower ends by itself (conversation or sandbox gone). */
+    private readonly onEnd: () => void,
+  ) {}
+
+  start(): void {
+    this.connect();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.retry) clearTimeout(this.retry);
+    this.retry = null;
+    const socket = this.socket;
+    this.socket = null;
+    // terminate, not close: a paused agent server would never answer a closing handshake.
+    socket?.terminate();
+  }
+
+  private end(reason: string): void {
+    this.deps.log.debug({ conversationId: this.conversationId, reason }, "event follower ended");
+    this.stop();
+    this.onEnd();
+  }
+
+  private connect(): void {
+    if (this.stopped) return;
+    const { deps } = this;
+    const conversation = deps.repos.conversations.get(this.conversationId);
+    const sandbox = deps.repos.sandboxes.get(this.sandboxId);
+    if (!conversation || conversation.archived) {
+      this.end("conversation archived");
+      return;
+    }
+    if (sandbox?.status !== "RUNNING" || !sandbox.agentServerUrl) {
+      this.end("sandbox not running");
+      return;
+    }
+    const latest = deps.repos.conversationEvents.latest(conversation.id);
+    const resend = latest
+      ? `resend_mode=since&after_timestamp=${encodeURIComponent(latest.timestamp)}`
+      : "resend_mode=all";
+    const base = sandbox.agentServerUrl.replace(/^http/, "ws");
+    const socket = new WebSocket(`${base}/sockets/events/${conversation.id}?${resend}`, {
+      headers: { "X-Session-API-Key": sandbox.sessionApiKey },
+      handshakeTimeout: HANDSHAKE_TIMEOUT_MS,
+      maxPayload: MAX_FRAME_BYTES,
+      perMessageDeflate: false,
+    });
+    this.socket = socket;
+    socket.on("message", (data) => {
+      if (this.socket === socket) this.onFrame(socket, conversation, data);
+    });
+    socket.on("error", (error) => {
+      if (this.socket !== socket) return;
+      deps.log.debug(
+        { conversationId: conversation.id, reason: errorMessage(error) },
+        "event socket error",
+      );
+    });
+    socket.on("close", (code) => {
+      if (this.socket !== socket) return;
+      this.socket = null;
+      if (code === CLOSE_NOT_FOUND) this.end("conversation unknown to its agent server");
+      else this.scheduleReconnect();
+    });
+  }
+
+  private scheduleReconnect(): void {
+    if (this.stopped) return;
+    this.failures += 1;
+    const { followerReconnectBaseMs, followerReconnectMaxMs } = this.deps.config;
+    const delay = backoffDelay(this.failures, followerReconnectBaseMs, followerReconnectMaxMs);
+    this.retry = setTimeout(() => {
+      this.retry = null;
+      this.connect();
+    }, delay);
+    this.retry.unref();
+  }
+
+  private onFrame(socket: WebSocket, conversation: ConversationRow, data: WebSocket.RawData): void {
+    const frame = parseFrame(data);
+    const parsed = IncomingEvent.safeParse(frame);
+    if (!parsed.success) {
+      const { kind, code } = (frame ?? {}) as { kind?: unknown; code?: unknown };
+      const serverError = kind === "ServerErrorEvent" ? { code } : {};
+      this.deps.log.warn(
+        { conversationId: conversation.id, ...serverError },
+        "ignoring a frame that is not an event",
+      );
+      return;
+    }
+    const event = parsed.data;
+    try {
+      if (event.kind === "ConversationStateUpdateEvent" && event.key === "full_state") {
+        // Always the first frame: the connection works. Not part of the event log.
+        this.failures = 0;
+        this.applyFullState(event.value);
+        return;
+      }
+      const timestampUs = timestampMicros(event.timestamp);
+      if (timestampUs === undefined) {
+        this.deps.log.warn(
+          { conversationId: conversation.id, eventId: event.id },
+          "ignoring an event without a readable timestamp",
+        );
+        return;
+      }
+      recordEvent(this.deps, conversation, event, timestampUs);
+    } catch (error) {
+      // Not stored: reconnecting resends everything after the newest stored event.
+      this.deps.log.error(
+        { conversationId: conversation.id, eventId: event.id, reason: errorMessage(error) },
+        "recording an event failed",
+      );
+      socket.terminate();
+    }
+  }
+
+  private applyFullState(value: unknown): void {
+    const row = this.deps.repos.conversations.get(this.conversationId);
+    const patch = row ? fullStatePatch(row, value) : null;
+    if (patch) this.deps.repos.conversations.update(this.conversationId, patch);
+  }
+}
+
+function parseFrame(data: WebSocket.RawData): unknown {
+  try {
+    const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+    return JSON.parse(bytes.toString("utf8"));
+  } catch {
+    return undefined;
+  }
+}

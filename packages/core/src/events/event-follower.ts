@@ -1,0 +1,96 @@
+import type { ConversationRow, SandboxRow } from "@sandbox-server/db";
+import type { CoreDeps, SandboxStatusChange } from "../deps";
+import { errorMessage } from "../sandboxes/service/status";
+import { ConversationFollower } from "./conversation-follower";
+
+/**
+ * Follows every conversation of every RUNNING sandbox: from the start of the core, from a
+ * conversation's creation, and from a sandbox's return to RUNNING; stops on any other status and
+ * on deletion. The control plane dials out to the agent servers' loopback ports; nothing in a
+ * sandbox ever needs to reach the control plane.
+ */
+export class EventFollower {
+  private readonly followers = new Map<string, ConversationFollower>();
+  private unsubscribe: (() => void) | null = null;
+
+  constructor(private readonly deps: CoreDeps) {}
+
+  start(): void {
+    const { events } = this.deps;
+    const onStatus = ({ sandbox }: SandboxStatusChange) =>
+      this.guard(sandbox.id, () => {
+        if (sandbox.status === "RUNNING") this.followSandbox(sandbox);
+        else this.unfollowSandbox(sandbox.id);
+      });
+    const onDeleted = (sandbox: SandboxRow) =>
+      this.guard(sandbox.id, () => this.unfollowSandbox(sandbox.id));
+    const onCreated = (conversation: ConversationRow) =>
+      this.guard(conversation.sandboxId, () => {
+        const sandbox = this.deps.repos.sandboxes.get(conversation.sandboxId);
+        if (sandbox?.status === "RUNNING") this.follow(conversation);
+      });
+    events.on("sandbox.status_changed", onStatus);
+    events.on("sandbox.deleted", onDeleted);
+    events.on("conversation.created", onCreated);
+    this.unsubscribe = () => {
+      events.off("sandbox.status_changed", onStatus);
+      events.off("sandbox.deleted", onDeleted);
+      events.off("conversation.created", onCreated);
+    };
+    for (const sandbox of this.deps.repos.sandboxes.listByStatus(["RUNNING"])) {
+      this.followSandbox(sandbox);
+    }
+  }
+
+  stop(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    for (const follower of this.followers.values()) follower.stop();
+    this.followers.clear();
+  }
+
+  /** Whether the conversation's events are being followed right now. */
+  isFollowing(conversationId: string): boolean {
+    return this.followers.has(conversationId);
+  }
+
+  private followSandbox(sandbox: SandboxRow): void {
+    // Records of another runtime are not supervised here; their agent servers are not ours to dial.
+    if (sandbox.runtime !== this.deps.runtime.kind) return;
+    for (const conversation of this.deps.repos.conversations.listBySandbox(sandbox.id)) {
+      if (!conversation.archived) this.follow(conversation);
+    }
+  }
+
+  private unfollowSandbox(sandboxId: string): void {
+    for (const [id, follower] of this.followers) {
+      if (follower.sandboxId !== sandboxId) continue;
+      follower.stop();
+      this.followers.delete(id);
+    }
+  }
+
+  private follow(conversation: ConversationRow): void {
+    if (this.followers.has(conversation.id)) return;
+    const follower = new ConversationFollower(
+      this.deps,
+      conversation.id,
+      conversation.sandboxId,
+      () => {
+        if (this.followers.get(conversation.id) === follower)
+          this.followers.delete(conversation.id);
+      },
+    );
+    this.followers.set(conversation.id, follower);
+    follower.start();
+  }
+
+  /** Listeners run inside the move that emitted: a failure here must not break that move. */
+  private guard(sandboxId: string, work: () => void): void {
+    try {
+      work();
+    } catch (error) {
+      this.deps.log.error({ sandboxId, reason: errorMessage(error) }, "event follower failed");
+    }
+  }
+}

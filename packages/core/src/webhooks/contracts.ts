@@ -1,0 +1,133 @@
+import type { WebhookDeliveryRow, WebhookRow } from "@sandbox-server/db";
+import { z } from "zod";
+import { ConversationId } from "../conversations/contracts";
+import { pageInput, pageOf, Timestamp } from "../shared/contracts";
+import { iso, isoOrNull } from "../shared/time";
+
+/** Kinds a webhook can ask for: the agent server's event kinds and sandbox lifecycle events. */
+export const webhookEventKinds = [
+  "MessageEvent",
+  "ActionEvent",
+  "ObservationEvent",
+  "ConversationStateUpdateEvent",
+  "AgentErrorEvent",
+  "ConversationErrorEvent",
+  "sandbox.status_changed",
+  "sandbox.deleted",
+] as const;
+export const WebhookEventKind = z.enum(webhookEventKinds).meta({ id: "WebhookEventKind" });
+
+export const WebhookUrl = z
+  .url({ protocol: /^https?$/, error: "url must be an http or https URL" })
+  .max(2048);
+
+export const WebhookId = z.string().min(1).max(64).describe("Webhook id");
+
+export const CreateWebhookInput = z.object({
+  url: WebhookUrl,
+  events: z
+    .array(WebhookEventKind)
+    .min(1)
+    .max(webhookEventKinds.length)
+    .optional()
+    .describe("Deliver only these kinds; every kind when absent"),
+  conversation_id: ConversationId.optional().describe(
+    "Deliver only this conversation's events and its sandbox's lifecycle events",
+  ),
+  secret: z
+    .string()
+    .min(16)
+    .max(256)
+    .optional()
+    .describe("HMAC-SHA256 key for signatures; generated when absent"),
+});
+export type CreateWebhookInput = z.infer<typeof CreateWebhookInput>;
+
+export const Webhook = z
+  .object({
+    id: z.string(),
+    url: z.string(),
+    events: z.array(z.string()).nullable().describe("null: every kind"),
+    conversation_id: z.string().nullable(),
+    created_at: Timestamp,
+  })
+  .meta({ id: "Webhook" });
+export type Webhook = z.infer<typeof Webhook>;
+
+export const CreatedWebhook = Webhook.extend({
+  secret: z.string().describe("Shown once: verify X-Sandbox-Server-Signature with it"),
+}).meta({ id: "CreatedWebhook" });
+
+export const WebhookPage = pageOf(Webhook, "WebhookPage");
+
+export const ListWebhooksInput = z.object({ ...pageInput });
+export const WebhookIdInput = z.object({ id: WebhookId });
+export const DeleteWebhookOutput = z.object({ success: z.boolean(), id: z.string() });
+
+export const deliveryStatuses = ["pending", "succeeded", "failed"] as const;
+export const DeliveryStatus = z.enum(deliveryStatuses).meta({ id: "WebhookDeliveryStatus" });
+
+export const WebhookDelivery = z
+  .object({
+    id: z.string().describe("Also sent as X-Sandbox-Server-Delivery; the same on every attempt"),
+    webhook_id: z.string(),
+    event_id: z.string(),
+    kind: z.string(),
+    status: DeliveryStatus,
+    attempts: z.number().int(),
+    last_status_code: z.number().int().nullable(),
+    last_error: z.string().nullable(),
+    next_attempt_at: Timestamp.nullable().describe(
+      "When the next attempt is due; null unless pending",
+    ),
+    created_at: Timestamp,
+    completed_at: Timestamp.nullable(),
+  })
+  .meta({ id: "WebhookDelivery" });
+export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
+
+export const WebhookDeliveryPage = pageOf(WebhookDelivery, "WebhookDeliveryPage");
+
+export const ListDeliveriesInput = z.object({
+  id: WebhookId,
+  ...pageInput,
+  status: DeliveryStatus.optional(),
+});
+export type ListDeliveriesInput = z.infer<typeof ListDeliveriesInput>;
+
+/** The JSON body of every delivery. */
+export interface WebhookPayload {
+  event_id: string;
+  kind: string;
+  occurred_at: string;
+  sandbox_id: string | null;
+  conversation_id: string | null;
+  /** The agent server's event as sent, or the lifecycle event's fields. */
+  data: Record<string, unknown>;
+}
+
+export function toWebhook(row: WebhookRow): Webhook {
+  return {
+    id: row.id,
+    url: row.url,
+    events: row.events,
+    conversation_id: row.conversationId,
+    created_at: iso(row.createdAt),
+  };
+}
+
+export function toWebhookDelivery(row: WebhookDeliveryRow): WebhookDelivery {
+  return {
+    id: row.id,
+    webhook_id: row.webhookId,
+    event_id: row.eventId,
+    kind: row.eventKind,
+    status: row.status as WebhookDelivery["status"],
+    attempts: row.attempts,
+    last_status_code: row.lastStatusCode,
+    last_error: row.lastError,
+    next_attempt_at: row.status === "pending" ? iso(row.nextAttemptAt) : null,
+    created_at: iso(row.createdAt),
+    completed_at: isoOrNull(row.completedAt),
+  };
+}

@@ -1,0 +1,16 @@
+import { rest } from "../shared/rest";
+import { authedProcedure } from "../trpc";
+import { Webhook, WebhookIdInput } from "./contracts";
+import { getWebhook as getWebhookVerb } from "./service/read-webhooks";
+
+export const getWebhook = authedProcedure
+  .meta(
+    rest("GET", "/webhooks/{id}", "get_webhook", {
+      summary: "Read a webhook",
+      tag: "Webhooks",
+      errors: [404],
+    }),
+  )
+  .input(WebhookIdInput)
+  .output(Webhook)
+  .query(({ ctx, input }) => getWebhookVerb(ctx.deps, ctx.user.id, input.id));

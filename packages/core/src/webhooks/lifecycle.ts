@@ -1,0 +1,53 @@
+import type { SandboxRow } from "@sandbox-server/db";
+import type { CoreDeps, SandboxStatusChange } from "../deps";
+import { errorMessage } from "../sandboxes/service/status";
+import { newId } from "../shared/ids";
+import { iso } from "../shared/time";
+import { queueDeliveries } from "./service/queue-deliveries";
+
+/**
+ * Queues sandbox lifecycle events (`sandbox.status_changed`, `sandbox.deleted`) for the owner's
+ * webhooks as they happen. Returns the function that stops watching.
+ */
+export function watchSandboxLifecycle(deps: CoreDeps): () => void {
+  const queue = (sandbox: SandboxRow, kind: string, data: Record<string, unknown>) => {
+    // Listeners run inside the lifecycle move that emitted: never let a failure here break it.
+    try {
+      const queued = deps.transaction(() =>
+        queueDeliveries(deps, {
+          ownerId: sandbox.ownerId,
+          stream: `sandbox:${sandbox.id}`,
+          payload: {
+            event_id: newId("evt"),
+            kind,
+            occurred_at: iso(deps.now()),
+            sandbox_id: sandbox.id,
+            conversation_id: null,
+            data,
+          },
+        }),
+      );
+      if (queued > 0) deps.events.emit("webhooks.queued");
+    } catch (error) {
+      deps.log.error(
+        { sandboxId: sandbox.id, kind, reason: errorMessage(error) },
+        "queueing a lifecycle webhook failed",
+      );
+    }
+  };
+  const onStatus = ({ sandbox, previousStatus }: SandboxStatusChange) =>
+    queue(sandbox, "sandbox.status_changed", {
+      sandbox_id: sandbox.id,
+      status: sandbox.status,
+      previous_status: previousStatus,
+      status_detail: sandbox.statusDetail,
+    });
+  const onDeleted = (sandbox: SandboxRow) =>
+    queue(sandbox, "sandbox.deleted", { sandbox_id: sandbox.id });
+  deps.events.on("sandbox.status_changed", onStatus);
+  deps.events.on("sandbox.deleted", onDeleted);
+  return () => {
+    deps.events.off("sandbox.status_changed", onStatus);
+    deps.events.off("sandbox.deleted", onDeleted);
+  };
+}

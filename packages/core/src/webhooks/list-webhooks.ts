@@ -1,0 +1,18 @@
+import { rest } from "../shared/rest";
+import { authedProcedure } from "../trpc";
+import { ListWebhooksInput, WebhookPage } from "./contracts";
+import { listWebhooks as listWebhooksVerb } from "./service/read-webhooks";
+
+export const listWebhooks = authedProcedure
+  .meta(
+    rest("GET", "/webhooks", "search_webhooks", {
+      summary: "List webhooks",
+      tag: "Webhooks",
+    }),
+  )
+  .input(ListWebhooksInput)
+  .output(WebhookPage)
+  .query(({ ctx, input }) => {
+    const page = listWebhooksVerb(ctx.deps, ctx.user.id, input);
+    return { items: page.items, next_page_id: page.nextPageId };
+  });

@@ -1,0 +1,26 @@
+import { randomBytes } from "node:crypto";
+import type { WebhookRow } from "@sandbox-server/db";
+import { findOwnedConversation } from "../../conversations/service/find-conversation";
+import type { CoreDeps } from "../../deps";
+import { newId } from "../../shared/ids";
+import type { CreateWebhookInput } from "../contracts";
+
+/** Registers a webhook; a scoped one must name one of the caller's conversations (else 404). */
+export function createWebhook(
+  deps: CoreDeps,
+  ownerId: string,
+  input: CreateWebhookInput,
+): WebhookRow {
+  if (input.conversation_id) findOwnedConversation(deps, ownerId, input.conversation_id);
+  const row = deps.repos.webhooks.insert({
+    id: newId("wh"),
+    ownerId,
+    url: input.url,
+    events: input.events ? [...new Set(input.events)] : null,
+    conversationId: input.conversation_id ?? null,
+    secret: input.secret ?? `whsec_${randomBytes(24).toString("base64url")}`,
+    createdAt: deps.now(),
+  });
+  deps.log.info({ webhookId: row.id, ownerId }, "webhook created");
+  return row;
+}

@@ -1,0 +1,56 @@
+import type { WebhookRow } from "@sandbox-server/db";
+import type { CoreDeps } from "../../deps";
+import { newId } from "../../shared/ids";
+import type { WebhookPayload } from "../contracts";
+
+export interface Occurrence {
+  /** Only this user's webhooks receive it. */
+  ownerId: string;
+  /** Deliveries of one stream reach each webhook in the order they were queued. */
+  stream: string;
+  payload: WebhookPayload;
+}
+
+/**
+ * Writes one outbox row per matching webhook of the owner. Call it inside the transaction that
+ * records the occurrence, so the two are committed together or not at all. Returns the row count.
+ */
+export function queueDeliveries(deps: CoreDeps, occurrence: Occurrence): number {
+  const hooks = deps.repos.webhooks
+    .listByOwner(occurrence.ownerId)
+    .filter((hook) => wantsKind(hook, occurrence.payload.kind))
+    .filter((hook) => inScope(deps, hook, occurrence.payload));
+  if (hooks.length === 0) return 0;
+  const body = JSON.stringify(occurrence.payload);
+  const now = deps.now();
+  for (const hook of hooks) {
+    deps.repos.webhookDeliveries.insert({
+      id: newId("whd"),
+      webhookId: hook.id,
+      stream: occurrence.stream,
+      eventId: occurrence.payload.event_id,
+      eventKind: occurrence.payload.kind,
+      payload: body,
+      status: "pending",
+      attempts: 0,
+      nextAttemptAt: now,
+      lastStatusCode: null,
+      lastError: null,
+      createdAt: now,
+      updatedAt: now,
+      completedAt: null,
+    });
+  }
+  return hooks.length;
+}
+
+function wantsKind(hook: WebhookRow, kind: string): boolean {
+  return hook.events === null || hook.events.includes(kind);
+}
+
+/** A conversation-scoped webhook gets that conversation's events and its sandbox's lifecycle. */
+function inScope(deps: CoreDeps, hook: WebhookRow, payload: WebhookPayload): boolean {
+  if (hook.conversationId === null) return true;
+  if (payload.conversation_id !== null) return hook.conversationId === payload.conversation_id;
+  return deps.repos.conversations.get(hook.conversationId)?.sandboxId === payload.sandbox_id;
+}

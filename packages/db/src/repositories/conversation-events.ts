@@ -1,0 +1,57 @@
+import { and, desc, eq } from "drizzle-orm";
+import type { Db } from "../client";
+import { keyset, type Page, type PageRequest, type SortDirection, toPage } from "../paging";
+import { conversationEvents } from "../schema";
+
+export type ConversationEventRow = typeof conversationEvents.$inferSelect;
+
+export interface ConversationEventFilter {
+  conversationId: string;
+  kind?: string | undefined;
+}
+
+export function createConversationEventRepository(db: Db) {
+  return {
+    /** Stores an event unless one with its id is already stored; true when it was new. */
+    insertIfNew(row: ConversationEventRow): boolean {
+      return db.insert(conversationEvents).values(row).onConflictDoNothing().run().changes > 0;
+    },
+    /** The conversation's newest stored event: where a resumed follower picks up. */
+    latest(conversationId: string): ConversationEventRow | undefined {
+      return db
+        .select()
+        .from(conversationEvents)
+        .where(eq(conversationEvents.conversationId, conversationId))
+        .orderBy(desc(conversationEvents.timestampUs), desc(conversationEvents.id))
+        .limit(1)
+        .get();
+    },
+    search(
+      filter: ConversationEventFilter,
+      direction: SortDirection,
+      page: PageRequest,
+    ): Page<ConversationEventRow> {
+      const { where, orderBy } = keyset(
+        conversationEvents.timestampUs,
+        conversationEvents.id,
+        direction,
+        page.pageId,
+      );
+      const rows = db
+        .select()
+        .from(conversationEvents)
+        .where(
+          and(
+            eq(conversationEvents.conversationId, filter.conversationId),
+            filter.kind ? eq(conversationEvents.kind, filter.kind) : undefined,
+            where,
+          ),
+        )
+        .orderBy(...orderBy)
+        .limit(page.limit + 1)
+        .all();
+      return toPage(rows, page.limit, (r) => r.timestampUs);
+    },
+  };
+}
+export type ConversationEventRepository = ReturnType<typeof createConversationEventRepository>;

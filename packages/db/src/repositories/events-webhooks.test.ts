@@ -1,0 +1,125 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createDb, type DbHandle } from "../client";
+import {
+  type ConversationEventRow,
+  createRepositories,
+  type NewWebhookDelivery,
+  type Repositories,
+} from "./index";
+
+let handle: DbHandle;
+let repos: Repositories;
+
+beforeEach(() => {
+  handle = createDb(":memory:");
+  repos = createRepositories(handle.db);
+  repos.users.insert({ id: "usr_a", name: "a", isAdmin: false, createdAt: 1 });
+  repos.webhooks.insert(webhook("wh_1"));
+  repos.webhooks.insert(webhook("wh_2"));
+});
+afterEach(() => handle.close());
+
+function webhook(id: string) {
+  return {
+    id,
+    ownerId: "usr_a",
+    url: "http://127.0.0.1:1/hook",
+    events: null,
+    conversationId: null,
+    secret: "s",
+    createdAt: 1,
+  };
+}
+
+function event(id: string, timestampUs: number, kind = "MessageEvent"): ConversationEventRow {
+  return {
+    id,
+    conversationId: "c1",
+    ownerId: "usr_a",
+    timestamp: new Date(timestampUs / 1000).toISOString(),
+    timestampUs,
+    kind,
+    source: "user",
+    body: { id, kind },
+    receivedAt: 1,
+  };
+}
+
+function delivery(id: string, webhookId: string, stream: string, due = 0): NewWebhookDelivery {
+  return {
+    id,
+    webhookId,
+    stream,
+    eventId: `evt_${id}`,
+    eventKind: "MessageEvent",
+    payload: "{}",
+    status: "pending",
+    attempts: 0,
+    nextAttemptAt: due,
+    lastStatusCode: null,
+    lastError: null,
+    createdAt: 1,
+    updatedAt: 1,
+    completedAt: null,
+  };
+}
+
+describe("conversation events", () => {
+  it("stores an event id once and pages by timestamp with a kind filter", () => {
+    expect(repos.conversationEvents.insertIfNew(event("e1", 1_000))).toBe(true);
+    expect(repos.conversationEvents.insertIfNew(event("e1", 1_000))).toBe(false);
+    repos.conversationEvents.insertIfNew(event("e3", 3_000, "ActionEvent"));
+    repos.conversationEvents.insertIfNew(event("e2", 2_000));
+    expect(repos.conversationEvents.latest("c1")?.id).toBe("e3");
+    const first = repos.conversationEvents.search({ conversationId: "c1" }, "asc", { limit: 2 });
+    expect(first.items.map((e) => e.id)).toEqual(["e1", "e2"]);
+    const rest = repos.conversationEvents.search({ conversationId: "c1" }, "asc", {
+      limit: 2,
+      pageId: first.nextPageId ?? undefined,
+    });
+    expect(rest.items.map((e) => e.id)).toEqual(["e3"]);
+    expect(rest.nextPageId).toBeNull();
+    const messages = repos.conversationEvents.search(
+      { conversationId: "c1", kind: "MessageEvent" },
+      "desc",
+      { limit: 10 },
+    );
+    expect(messages.items.map((e) => e.id)).toEqual(["e2", "e1"]);
+  });
+});
+
+describe("webhook deliveries", () => {
+  it("offers only the oldest pending delivery of each webhook and stream", () => {
+    repos.webhookDeliveries.insert(delivery("d1", "wh_1", "c1"));
+    repos.webhookDeliveries.insert(delivery("d2", "wh_1", "c1"));
+    repos.webhookDeliveries.insert(delivery("d3", "wh_1", "c2", 5));
+    repos.webhookDeliveries.insert(delivery("d4", "wh_2", "c1"));
+    const heads = repos.webhookDeliveries.pendingHeads(10, []);
+    expect(heads.map((d) => d.id)).toEqual(["d1", "d4", "d3"]);
+    const d1 = heads[0]!;
+    expect(repos.webhookDeliveries.pendingHeads(10, [d1.seq]).map((d) => d.id)).toEqual([
+      "d4",
+      "d3",
+    ]);
+    repos.webhookDeliveries.update(d1.seq, { status: "failed", updatedAt: 2 });
+    expect(repos.webhookDeliveries.pendingHeads(10, []).map((d) => d.id)).toEqual([
+      "d2",
+      "d4",
+      "d3",
+    ]);
+  });
+
+  it("lists a webhook's deliveries newest first and drops them with the webhook", () => {
+    for (const id of ["d1", "d2", "d3"]) repos.webhookDeliveries.insert(delivery(id, "wh_1", "c"));
+    const page = repos.webhookDeliveries.search({ webhookId: "wh_1" }, { limit: 2 });
+    expect(page.items.map((d) => d.id)).toEqual(["d3", "d2"]);
+    const next = repos.webhookDeliveries.search(
+      { webhookId: "wh_1" },
+      { limit: 2, pageId: page.nextPageId ?? undefined },
+    );
+    expect(next.items.map((d) => d.id)).toEqual(["d1"]);
+    repos.webhooks.remove("wh_1");
+    expect(repos.webhookDeliveries.get("d1")).toBeUndefined();
+    expect(repos.webhooks.listByOwner("usr_a").map((w) => w.id)).toEqual(["wh_2"]);
+  });
+});

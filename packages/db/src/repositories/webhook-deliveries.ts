@@ -1,0 +1,75 @@
+import { and, asc, eq, inArray, min, notInArray } from "drizzle-orm";
+import type { Db } from "../client";
+import { keyset, type Page, type PageRequest, toPage } from "../paging";
+import { webhookDeliveries } from "../schema";
+
+export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
+export type NewWebhookDelivery = Omit<WebhookDeliveryRow, "seq">;
+export type WebhookDeliveryPatch = Partial<
+  Pick<
+    WebhookDeliveryRow,
+    "status" | "attempts" | "nextAttemptAt" | "lastStatusCode" | "lastError" | "completedAt"
+  >
+> & { updatedAt: number };
+
+export type DeliveryStatus = "pending" | "succeeded" | "failed";
+
+export function createWebhookDeliveryRepository(db: Db) {
+  const d = webhookDeliveries;
+  return {
+    insert(row: NewWebhookDelivery): void {
+      db.insert(d).values(row).run();
+    },
+    get(id: string): WebhookDeliveryRow | undefined {
+      return db.select().from(d).where(eq(d.id, id)).get();
+    },
+    /**
+     * The oldest pending delivery of every (webhook, stream), soonest due first, leaving out
+     * `excludeSeqs` (those in flight). Only heads are ever sent, which keeps each stream in order.
+     */
+    pendingHeads(limit: number, excludeSeqs: number[]): WebhookDeliveryRow[] {
+      const heads = db
+        .select({ seq: min(d.seq) })
+        .from(d)
+        .where(eq(d.status, "pending"))
+        .groupBy(d.webhookId, d.stream);
+      return db
+        .select()
+        .from(d)
+        .where(
+          and(
+            inArray(d.seq, heads),
+            excludeSeqs.length > 0 ? notInArray(d.seq, excludeSeqs) : undefined,
+          ),
+        )
+        .orderBy(asc(d.nextAttemptAt), asc(d.seq))
+        .limit(limit)
+        .all();
+    },
+    update(seq: number, patch: WebhookDeliveryPatch): void {
+      db.update(d).set(patch).where(eq(d.seq, seq)).run();
+    },
+    /** A webhook's deliveries, newest first. */
+    search(
+      filter: { webhookId: string; status?: DeliveryStatus | undefined },
+      page: PageRequest,
+    ): Page<WebhookDeliveryRow> {
+      const { where, orderBy } = keyset(d.seq, d.id, "desc", page.pageId);
+      const rows = db
+        .select()
+        .from(d)
+        .where(
+          and(
+            eq(d.webhookId, filter.webhookId),
+            filter.status ? eq(d.status, filter.status) : undefined,
+            where,
+          ),
+        )
+        .orderBy(...orderBy)
+        .limit(page.limit + 1)
+        .all();
+      return toPage(rows, page.limit, (r) => r.seq);
+    },
+  };
+}
+export type WebhookDeliveryRepository = ReturnType<typeof createWebhookDeliveryRepository>;

@@ -1,0 +1,38 @@
+import { and, eq } from "drizzle-orm";
+import type { Db } from "../client";
+import { keyset, type Page, type PageRequest, toPage } from "../paging";
+import { webhooks } from "../schema";
+
+export type WebhookRow = typeof webhooks.$inferSelect;
+
+export function createWebhookRepository(db: Db) {
+  return {
+    insert(row: WebhookRow): WebhookRow {
+      db.insert(webhooks).values(row).run();
+      return row;
+    },
+    get(id: string): WebhookRow | undefined {
+      return db.select().from(webhooks).where(eq(webhooks.id, id)).get();
+    },
+    /** Every webhook of a user: the candidates for each of that user's events. */
+    listByOwner(ownerId: string): WebhookRow[] {
+      return db.select().from(webhooks).where(eq(webhooks.ownerId, ownerId)).all();
+    },
+    /** Removes the webhook and, by cascade, its deliveries. */
+    remove(id: string): void {
+      db.delete(webhooks).where(eq(webhooks.id, id)).run();
+    },
+    search(ownerId: string, page: PageRequest): Page<WebhookRow> {
+      const { where, orderBy } = keyset(webhooks.createdAt, webhooks.id, "desc", page.pageId);
+      const rows = db
+        .select()
+        .from(webhooks)
+        .where(and(eq(webhooks.ownerId, ownerId), where))
+        .orderBy(...orderBy)
+        .limit(page.limit + 1)
+        .all();
+      return toPage(rows, page.limit, (r) => r.createdAt);
+    },
+  };
+}
+export type WebhookRepository = ReturnType<typeof createWebhookRepository>;
