@@ -1,3 +1,4 @@
+import { toPageOut } from "../shared/contracts";
 import { rest } from "../shared/rest";
 import { authedProcedure } from "../trpc";
 import { SandboxSpecPage, SearchSandboxSpecsInput, toSandboxSpec } from "./contracts";
@@ -13,5 +14,5 @@ export const searchSandboxSpecs = authedProcedure
   .output(SandboxSpecPage)
   .query(({ ctx, input }) => {
     const page = ctx.deps.repos.specs.search({ limit: input.limit, pageId: input.page_id });
-    return { items: page.items.map(toSandboxSpec), next_page_id: page.nextPageId };
+    return toPageOut(page, toSandboxSpec);
   });

@@ -1,3 +1,4 @@
+import { toPageOut } from "../shared/contracts";
 import { rest } from "../shared/rest";
 import { authedProcedure } from "../trpc";
 import { SandboxPage, SearchSandboxesInput, toSandbox } from "./contracts";
@@ -21,5 +22,5 @@ export const searchSandboxes = authedProcedure
       },
       { limit: input.limit, pageId: input.page_id },
     );
-    return { items: page.items.map(toSandbox), next_page_id: page.nextPageId };
+    return toPageOut(page, toSandbox);
   });

@@ -38,4 +38,11 @@ export const EnvVars = z
 /** `true`/`false` in a query string (z.coerce.boolean would read "false" as true). */
 export const QueryBoolean = z.enum(["true", "false"]).transform((value) => value === "true");
 
-export const Success = z.object({ success: z.boolean() }).meta({ id: "Success" });
+
+/** A repository page rendered for the wire: items mapped, cursor under its API name. */
+export function toPageOut<Row, Item>(
+  page: { items: Row[]; nextPageId: string | null },
+  render: (row: Row) => Item,
+): { items: Item[]; next_page_id: string | null } {
+  return { items: page.items.map(render), next_page_id: page.nextPageId };
+}
