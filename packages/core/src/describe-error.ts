@@ -20,6 +20,19 @@ function isZodError(value: unknown): value is Error & { issues: ZodLikeIssue[] }
   return value instanceof Error && value.name === "ZodError" && "issues" in value;
 }
 
+/**
+ * better-sqlite3's SqliteError for a database another connection holds locked past the busy
+ * timeout (SQLITE_BUSY, SQLITE_LOCKED and their extended codes): a transient condition, not a bug.
+ */
+function isSqliteBusy(value: unknown): boolean {
+  const code = (value as { code?: unknown } | null)?.code;
+  return (
+    value instanceof Error &&
+    typeof code === "string" &&
+    (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"))
+  );
+}
+
 function toIssues(issues: ZodLikeIssue[]): ErrorIssue[] {
   return issues.map((issue) => ({
     path: issue.path.map((p) => (typeof p === "number" ? p : String(p))),
@@ -60,6 +73,13 @@ export function describeError(error: TRPCError): DescribedError {
       status: errorCodes.VALIDATION_FAILED.status,
       message: "Input validation failed",
       issues: toIssues(cause.issues),
+    };
+  }
+  if (isSqliteBusy(cause)) {
+    return {
+      code: "SERVICE_BUSY",
+      status: errorCodes.SERVICE_BUSY.status,
+      message: "The database is busy; retry shortly",
     };
   }
   if (cause instanceof SyntaxError) {

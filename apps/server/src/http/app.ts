@@ -15,6 +15,7 @@ import express, { type NextFunction, type Request, type Response } from "express
 import type { Logger } from "pino";
 import swaggerUi from "swagger-ui-express";
 import { createOpenApiExpressMiddleware } from "trpc-to-openapi";
+import { requireJsonObject } from "./json-body";
 import { requestLog } from "./request-log";
 import { bodyErrorHandler, finalErrorHandler, reshapeRestErrors } from "./rest-errors";
 
@@ -103,6 +104,7 @@ export function createApp(options: AppOptions): express.Express {
       },
     }),
     bodyErrorHandler,
+    requireJsonObject,
     reshapeRestErrors,
     createOpenApiExpressMiddleware({
       router: appRouter,

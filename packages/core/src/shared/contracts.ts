@@ -38,7 +38,6 @@ export const EnvVars = z
 /** `true`/`false` in a query string (z.coerce.boolean would read "false" as true). */
 export const QueryBoolean = z.enum(["true", "false"]).transform((value) => value === "true");
 
-
 /** A repository page rendered for the wire: items mapped, cursor under its API name. */
 export function toPageOut<Row, Item>(
   page: { items: Row[]; nextPageId: string | null },

@@ -1,0 +1,263 @@
+import path from "node:path";
+import { createDb } from "@sandbox-server/db";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isErrorBody } from "./lib/api";
+import { findMismatches, waitForSettled } from "./lib/invariants";
+import { listAgentServer, userMessageTexts } from "./lib/pages";
+import { startReceiver } from "./lib/receiver";
+import { agentServerPid, processState } from "./lib/sandboxes";
+import { type ServerProcess, startServerProcess } from "./lib/server-process";
+
+let server: ServerProcess;
+let key: string;
+
+beforeAll(async () => {
+  server = await startServerProcess({
+    env: {
+      MAX_RUNNING_SANDBOXES: "40",
+      SANDBOX_START_TIMEOUT_MS: "20000",
+      WEBHOOK_BACKOFF_BASE_MS: "200",
+      WEBHOOK_BACKOFF_MAX_MS: "500",
+      WEBHOOK_MAX_ATTEMPTS: "100",
+    },
+  });
+  key = (await server.api("POST", "/api/v1/users", { body: { name: "faults" } })).body.api_key;
+});
+
+afterAll(async () => {
+  await server?.dispose();
+});
+
+const message = (text: string) => ({ role: "user", content: [{ type: "text", text }], run: false });
+
+async function startRunning(): Promise<string> {
+  const res = await server.api("POST", "/api/v1/sandboxes", { key, body: {} });
+  expect(res.status, res.text).toBe(201);
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    const read = await server.api("GET", `/api/v1/sandboxes/${res.body.id}`, { key });
+    if (read.body.status === "RUNNING") return res.body.id;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`sandbox ${res.body.id} did not start`);
+}
+
+async function waitUntil(check: () => boolean, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("condition not reached in time");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function waitForStatus(id: string, status: string, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  let last = "";
+  while (Date.now() < deadline) {
+    last = (await server.api("GET", `/api/v1/sandboxes/${id}`, { key })).body.status;
+    if (last === status) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`sandbox ${id} stayed ${last}, expected ${status}`);
+}
+
+describe("control plane killed with SIGKILL in the middle of creates, pauses and deletes", () => {
+  // Different moments: while requests are parsed, while sandboxes launch, while they settle.
+  it.each([40, 180, 450])(
+    "after %i ms: restarts into a state that matches the runtime",
+    async (delayMs) => {
+      const ready = [
+        await startRunning(),
+        await startRunning(),
+        await startRunning(),
+        await startRunning(),
+      ];
+      const inFlight = [
+        ...Array.from({ length: 4 }, () =>
+          server.api("POST", "/api/v1/app-conversations", { key, body: {} }),
+        ),
+        ...Array.from({ length: 2 }, () =>
+          server.api("POST", "/api/v1/sandboxes", { key, body: {} }),
+        ),
+        server.api("POST", `/api/v1/sandboxes/${ready[0]}/pause`, { key }),
+        server.api("POST", `/api/v1/sandboxes/${ready[1]}/pause`, { key }),
+        server.api("DELETE", `/api/v1/sandboxes/${ready[2]}`, { key }),
+        server.api("DELETE", `/api/v1/sandboxes/${ready[3]}`, { key }),
+      ].map((p) => p.catch(() => null));
+      await new Promise((r) => setTimeout(r, delayMs));
+      await server.kill("SIGKILL");
+      await Promise.all(inFlight);
+
+      await server.restart();
+      expect(await waitForSettled(server.dataDir)).toEqual([]);
+      expect(await findMismatches(server.dataDir)).toEqual([]);
+      // And it still works: a new conversation comes up and takes a message.
+      const fresh = await server.api("POST", "/api/v1/app-conversations", { key, body: {} });
+      expect(fresh.status, fresh.text).toBe(201);
+      const sent = await server.api(
+        "POST",
+        `/api/v1/app-conversations/${fresh.body.id}/send-message`,
+        {
+          key,
+          body: message("after the kill"),
+        },
+      );
+      expect(sent.status).toBe(200);
+    },
+  );
+});
+
+describe("agent server killed during sends", () => {
+  it("answers 503 while it is down, then resume brings it back with its events", async () => {
+    const conv = (await server.api("POST", "/api/v1/app-conversations", { key, body: {} })).body;
+    const pid = agentServerPid(server.dataDir, conv.sandbox_id);
+    const accepted: string[] = [];
+    const answers: { startedAt: number; status: number }[] = [];
+    let killedAt = Number.POSITIVE_INFINITY;
+    const stopAt = Date.now() + 2_000;
+    // Four senders keep messages in flight; the agent server's process group dies under them.
+    const sender = async (n: number) => {
+      for (let i = 0; Date.now() < stopAt; i++) {
+        const text = `kill-${n}-${i}`;
+        const startedAt = Date.now();
+        const res = await server.api("POST", `/api/v1/app-conversations/${conv.id}/send-message`, {
+          key,
+          body: message(text),
+        });
+        answers.push({ startedAt, status: res.status });
+        if (res.status === 200) accepted.push(text);
+        else {
+          expect(res.status, res.text).toBe(503);
+          expect(isErrorBody(res)).toBe(true);
+          expect(res.body.code).toBe("SANDBOX_UNAVAILABLE");
+        }
+      }
+    };
+    const killer = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        killedAt = Date.now();
+        process.kill(-pid, "SIGKILL");
+        resolve();
+      }, 600),
+    );
+    await Promise.all([killer, ...[0, 1, 2, 3].map(sender)]);
+    expect(
+      answers.filter((a) => a.startedAt < killedAt && a.status === 200).length,
+    ).toBeGreaterThan(0);
+    const afterKill = answers.filter((a) => a.startedAt > killedAt + 100);
+    expect(afterKill.length).toBeGreaterThan(0);
+    expect(afterKill.filter((a) => a.status !== 503)).toEqual([]);
+    expect([null, "Z"]).toContain(processState(pid));
+
+    await waitForStatus(conv.sandbox_id, "ERROR");
+    const resumed = await server.api("POST", `/api/v1/sandboxes/${conv.sandbox_id}/resume`, {
+      key,
+    });
+    expect(resumed.status, resumed.text).toBe(200);
+    expect(resumed.body.status).toBe("RUNNING");
+    const after = await server.api("POST", `/api/v1/app-conversations/${conv.id}/send-message`, {
+      key,
+      body: message("after-resume"),
+    });
+    expect(after.status, after.text).toBe(200);
+    const read = (await server.api("GET", `/api/v1/app-conversations/${conv.id}`, { key })).body;
+    const events = await listAgentServer(
+      `${read.conversation_url}/events/search`,
+      read.session_api_key,
+    );
+    const texts = userMessageTexts(events);
+    for (const text of [...accepted, "after-resume"]) {
+      expect(
+        texts.filter((t) => t === text),
+        text,
+      ).toHaveLength(1);
+    }
+  });
+});
+
+describe("SQLite file locked by another process", () => {
+  it("fails writes cleanly with 503 SERVICE_BUSY and recovers once the lock is released", async () => {
+    const handle = createDb(path.join(server.dataDir, "sandbox-server.db"));
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      handle.sqlite.exec("ROLLBACK");
+      handle.close();
+    };
+    try {
+      handle.sqlite.exec("BEGIN EXCLUSIVE");
+      // Held past the server's busy timeout (5 s), so its writes give up.
+      const holder = new Promise<void>((resolve) => setTimeout(resolve, 7_000));
+      const [write, read] = await Promise.all([
+        server.api("POST", "/api/v1/users", { body: { name: "during-lock" } }),
+        server.api("GET", "/api/v1/users/me", { key }),
+      ]);
+      expect(write.status, write.text).toBe(503);
+      expect(isErrorBody(write)).toBe(true);
+      expect(write.body.code).toBe("SERVICE_BUSY");
+      // WAL: readers are not blocked by a writer.
+      expect(read.status).toBe(200);
+      await holder;
+    } finally {
+      release();
+    }
+    expect((await server.api("GET", "/health", { key: null })).status).toBe(200);
+    const after = await server.api("POST", "/api/v1/users", { body: { name: "after-lock" } });
+    expect(after.status, after.text).toBe(201);
+    const start = await server.api("POST", "/api/v1/sandboxes", { key, body: {} });
+    expect(start.status, start.text).toBe(201);
+    await waitForStatus(start.body.id, "RUNNING");
+  });
+});
+
+describe("webhook deliveries pending at a SIGKILL", () => {
+  it("are still delivered after the restart, each one", async () => {
+    let answer = 503;
+    const receiver = await startReceiver(() => answer);
+    try {
+      const conv = (await server.api("POST", "/api/v1/app-conversations", { key, body: {} })).body;
+      const hook = await server.api("POST", "/api/v1/webhooks", {
+        key,
+        body: { url: receiver.url, conversation_id: conv.id, events: ["MessageEvent"] },
+      });
+      expect(hook.status, hook.text).toBe(201);
+      const texts = Array.from({ length: 5 }, (_, i) => `pending-${i}-${Date.now()}`);
+      for (const text of texts) {
+        const sent = await server.api("POST", `/api/v1/app-conversations/${conv.id}/send-message`, {
+          key,
+          body: message(text),
+        });
+        expect(sent.status).toBe(200);
+      }
+      const seen = (text: string, status?: number) =>
+        receiver.received.some(
+          (d) =>
+            JSON.stringify(d.payload).includes(text) &&
+            (status === undefined || d.answered === status),
+        );
+      // Events go out one at a time per conversation: the first is retried while the rest wait
+      // in the outbox. Each was refused at least once or is queued behind one that was.
+      await waitUntil(() => seen(texts[0]!, 503));
+      await server.kill("SIGKILL");
+      answer = 200;
+      await server.restart();
+      await waitUntil(() => texts.every((text) => seen(text, 200)), 30_000);
+      const deliveries = await server.api(
+        "GET",
+        `/api/v1/webhooks/${hook.body.id}/deliveries?status=pending`,
+        { key },
+      );
+      expect(deliveries.body.items).toEqual([]);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe("afterwards", () => {
+  it("the store and the runtime agree, and nothing is stuck", async () => {
+    expect(await waitForSettled(server.dataDir)).toEqual([]);
+    expect(await findMismatches(server.dataDir)).toEqual([]);
+  });
+});

@@ -1,0 +1,124 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { type Api, createApi } from "./api";
+import { removeAllSandboxes } from "./sandboxes";
+
+export const ADMIN_KEY = "ssk_reliability_admin_key_0123456789";
+
+const serverDir = fileURLToPath(new URL("../..", import.meta.url));
+/** The built control plane; SANDBOX_SERVER_BUNDLE points the suite at another build. */
+export const serverBundle =
+  process.env.SANDBOX_SERVER_BUNDLE ?? path.join(serverDir, "dist/server.js");
+export const agentServerEntry = path.resolve(serverDir, "../agent-server/dist/agent-server.js");
+
+export interface ServerProcessOptions {
+  /** Reuse a data directory (a restart); a fresh temporary one otherwise. */
+  dataDir?: string;
+  env?: Record<string, string>;
+}
+
+export interface ServerProcess {
+  readonly url: string;
+  readonly pid: number;
+  readonly dataDir: string;
+  readonly api: Api;
+  /** Everything the process wrote to stdout and stderr so far (all of its runs). */
+  output(): string;
+  /** Sends a signal and waits for the process to end. */
+  kill(signal: NodeJS.Signals): Promise<void>;
+  /** Starts the control plane again on the same data directory and environment. */
+  restart(): Promise<void>;
+  /** Stops the control plane, removes every sandbox and the data directory. */
+  dispose(): Promise<void>;
+}
+
+const LISTENING = /sandbox server listening on (http:\/\/[^\s"]+)/;
+const live = new Set<ChildProcess>();
+process.once("exit", () => {
+  for (const child of live) child.kill("SIGKILL");
+});
+
+/** The control-plane bundle as a child process, as it runs in production (process runtime). */
+export async function startServerProcess(
+  options: ServerProcessOptions = {},
+): Promise<ServerProcess> {
+  const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), "sandbox-reliability-"));
+  let captured = "";
+  let child: ChildProcess;
+  let url = "";
+
+  const launch = async () => {
+    child = spawn(process.execPath, [serverBundle], {
+      env: {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        HOME: process.env.HOME ?? "/root",
+        PORT: "0",
+        HOST: "127.0.0.1",
+        DATA_DIR: dataDir,
+        ADMIN_API_KEY: ADMIN_KEY,
+        SANDBOX_RUNTIME: "process",
+        AGENT_SERVER_ENTRY: agentServerEntry,
+        LOG_LEVEL: "info",
+        ...options.env,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    live.add(child);
+    child.once("exit", () => live.delete(child));
+    url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no listening line:\n${captured}`)), 20_000);
+      const onData = (chunk: Buffer) => {
+        captured += chunk.toString();
+        const match = LISTENING.exec(captured.slice(-4096));
+        if (match?.[1]) {
+          clearTimeout(timer);
+          resolve(match[1]);
+        }
+      };
+      child.stdout?.on("data", onData);
+      child.stderr?.on("data", (chunk: Buffer) => {
+        captured += chunk.toString();
+      });
+      child.once("exit", (code, signal) => {
+        clearTimeout(timer);
+        reject(
+          new Error(`control plane exited (${code ?? signal}) before listening:\n${captured}`),
+        );
+      });
+    });
+  };
+
+  const kill = async (signal: NodeJS.Signals) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    child.kill(signal);
+    await exited;
+  };
+
+  await launch();
+  const server: ServerProcess = {
+    get url() {
+      return url;
+    },
+    get pid() {
+      return child.pid ?? -1;
+    },
+    dataDir,
+    api: createApi(() => url, ADMIN_KEY),
+    output: () => captured,
+    kill,
+    async restart() {
+      await kill("SIGTERM");
+      await launch();
+    },
+    async dispose() {
+      await kill("SIGTERM");
+      await removeAllSandboxes(dataDir);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return server;
+}

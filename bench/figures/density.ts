@@ -1,0 +1,64 @@
+import { removeDataDir, startControlPlane } from "../lib/control-plane";
+import type { BenchContext, FigureResult } from "../lib/figure";
+import { agentServerPid, deleteAll, residentMib, startRunning } from "../lib/sandboxes";
+import { sleep, summarize } from "../lib/stats";
+
+const SANDBOXES = 50;
+const AT_ONCE = 5;
+
+/**
+ * Figure 7: resident memory (VmRSS) of one idle agent server, and of the control plane with 50
+ * RUNNING process sandboxes (MAX_RUNNING_SANDBOXES=60).
+ */
+export async function density(ctx: BenchContext): Promise<FigureResult> {
+  const cp = await startControlPlane({ runtime: "process", env: { MAX_RUNNING_SANDBOXES: "60" } });
+  try {
+    await sleep(1000);
+    const controlPlaneIdleMib = residentMib(cp.pid);
+    const ids: string[] = [(await startRunning(cp)).id];
+    await sleep(3000);
+    const oneAgentServerMib = residentMib(agentServerPid(cp.dataDir, ids[0]!));
+    while (ids.length < SANDBOXES) {
+      const batch = Math.min(AT_ONCE, SANDBOXES - ids.length);
+      const started = await Promise.all(Array.from({ length: batch }, () => startRunning(cp)));
+      ids.push(...started.map((s) => s.id as string));
+    }
+    await sleep(5000);
+    const agentServers = ids.map((id) => residentMib(agentServerPid(cp.dataDir, id)));
+    const controlPlaneMib = residentMib(cp.pid);
+    const total = agentServers.reduce((a, b) => a + b, 0);
+    ctx.log(
+      `density: agent server ${oneAgentServerMib} MiB idle; control plane ${controlPlaneIdleMib} → ${controlPlaneMib} MiB with ${SANDBOXES}`,
+    );
+    await deleteAll(cp);
+    return {
+      key: "density",
+      data: {
+        one_idle_agent_server_rss_mib: oneAgentServerMib,
+        control_plane_rss_mib: {
+          idle_no_sandboxes: controlPlaneIdleMib,
+          with_50_running: controlPlaneMib,
+        },
+        agent_servers_rss_mib: { ...summarize(agentServers), total: Math.round(total) },
+        running_sandboxes: SANDBOXES,
+      },
+      rows: [
+        {
+          figure: "Density",
+          runtime: "process",
+          measure: "RSS of one idle agent server",
+          value: `${oneAgentServerMib} MiB`,
+        },
+        {
+          figure: "Density",
+          runtime: "process",
+          measure: `RSS of the control plane: idle / with ${SANDBOXES} running sandboxes`,
+          value: `${controlPlaneIdleMib} / ${controlPlaneMib} MiB (agent servers: ${Math.round(total)} MiB in all)`,
+        },
+      ],
+    };
+  } finally {
+    await cp.stop();
+    removeDataDir(cp.dataDir);
+  }
+}

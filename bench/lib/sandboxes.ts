@@ -1,0 +1,72 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import type { ControlPlane, Json } from "./control-plane";
+import { sleep } from "./stats";
+
+/** Polls GET /sandboxes/{id} every `intervalMs` until the status is reached. */
+export async function waitForStatus(
+  cp: ControlPlane,
+  id: string,
+  status: string,
+  timeoutMs = 60_000,
+  intervalMs = 5,
+): Promise<Json> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await cp.api("GET", `/api/v1/sandboxes/${id}`);
+    if (res.body?.status === status) return res.body;
+    if (res.body?.status === "ERROR") throw new Error(`sandbox ${id}: ${res.body.status_detail}`);
+    if (Date.now() > deadline) throw new Error(`sandbox ${id} stayed ${res.body?.status}`);
+    await sleep(intervalMs);
+  }
+}
+
+/** Starts a sandbox and returns it once RUNNING. */
+export async function startRunning(cp: ControlPlane): Promise<Json> {
+  const res = await cp.api("POST", "/api/v1/sandboxes", {});
+  if (res.status !== 201) throw new Error(`start: ${res.status} ${JSON.stringify(res.body)}`);
+  return waitForStatus(cp, res.body.id, "RUNNING", 60_000, 20);
+}
+
+/** Deletes every sandbox of the admin user, a few at a time. */
+export async function deleteAll(cp: ControlPlane): Promise<void> {
+  for (;;) {
+    const page = await cp.api("GET", "/api/v1/sandboxes/search?limit=100");
+    const ids: string[] = page.body.items.map((s: Json) => s.id);
+    if (ids.length === 0) return;
+    for (let i = 0; i < ids.length; i += 8) {
+      await Promise.all(
+        ids.slice(i, i + 8).map((id) => cp.api("DELETE", `/api/v1/sandboxes/${id}`)),
+      );
+    }
+  }
+}
+
+/** The agent server's pid of a process sandbox (from the runtime's sandbox.json). */
+export function agentServerPid(dataDir: string, sandboxId: string): number {
+  const file = path.join(dataDir, "sandboxes", sandboxId, "sandbox.json");
+  return (JSON.parse(readFileSync(file, "utf8")) as { pid: number }).pid;
+}
+
+/** VmRSS of a process in MiB. */
+export function residentMib(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kib = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1] ?? Number.NaN);
+  return Math.round((kib / 1024) * 10) / 10;
+}
+
+/** Sends a message (run: false) until it is accepted; returns the attempts it took. */
+export async function sendUntilAccepted(cp: ControlPlane, conversationId: string, text: string) {
+  for (let attempt = 1; ; attempt++) {
+    const res = await cp.api("POST", `/api/v1/app-conversations/${conversationId}/send-message`, {
+      role: "user",
+      content: [{ type: "text", text }],
+      run: false,
+    });
+    if (res.status === 200) return attempt;
+    if (![409, 503].includes(res.status) || attempt > 2000) {
+      throw new Error(`send-message: ${res.status} ${JSON.stringify(res.body)}`);
+    }
+    await sleep(2);
+  }
+}
