@@ -34,10 +34,18 @@ const dockerSkip = await dockerUnavailable();
 log(dockerSkip ? `Docker figures: ${dockerSkip}` : `Docker figures run on ${DOCKER_IMAGE}`);
 const ctx: BenchContext = { dockerSkip, log };
 
+// BENCH_ONLY=proxyOverhead,listing runs some figures and prints them without writing any file.
+const only = process.env.BENCH_ONLY?.split(",");
 const results: FigureResult[] = [];
-for (const figure of figures) {
+for (const figure of figures.filter((f) => !only || only.includes(f.name))) {
   log(`${figure.name}…`);
   results.push(await figure(ctx));
+}
+
+if (only) {
+  for (const row of results.flatMap((r) => r.rows))
+    log(`${row.figure} ${row.measure}: ${row.value}`);
+  process.exit(0);
 }
 
 const date = new Date().toISOString().slice(0, 10);

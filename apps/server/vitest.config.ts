@@ -10,12 +10,13 @@ const withDocker = dockerAnswers || process.env.CI === "true";
 const shared = {
   testTimeout: 90_000,
   hookTimeout: 180_000,
-  // Each file runs real agent servers; two cores are better used one file at a time.
-  fileParallelism: false,
 };
 
 export default defineConfig({
   test: {
+    // Each file runs real agent servers (or containers); two cores are better used one file at a
+    // time. A global option: inside a project it would be ignored.
+    fileParallelism: false,
     projects: [
       {
         test: {

@@ -68,6 +68,7 @@ export function createCore(options: CreateCoreOptions): Core {
     locks: new KeyedLock(),
     events: createEvents(),
     activity: new Map(),
+    apiKeyCache: new Map(),
     transaction: (work) => options.db.sqlite.transaction(work)(),
   };
   const supervisor = new SandboxSupervisor(deps);

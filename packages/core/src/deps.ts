@@ -1,5 +1,5 @@
 import { EventEmitter } from "node:events";
-import type { ConversationRow, Repositories, SandboxRow } from "@sandbox-server/db";
+import type { ConversationRow, Repositories, SandboxRow, User } from "@sandbox-server/db";
 import type { SandboxRuntime } from "@sandbox-server/runtime";
 import type { AgentServerClient } from "./agent-client";
 import type { Logger } from "./logger";
@@ -60,6 +60,8 @@ export interface CoreDeps {
   events: EventEmitter<CoreEventMap>;
   /** Last time a message went to each sandbox (memory only: the hot path writes no rows). */
   activity: Map<string, number>;
+  /** Recently verified API keys (by hash) → their user, so a request costs no key lookup. */
+  apiKeyCache: Map<string, { user: User; expiresAt: number }>;
   /** Runs `work` (synchronous repository calls only) in one database transaction. */
   transaction: <T>(work: () => T) => T;
 }

@@ -1,4 +1,4 @@
-import { type AnyColumn, and, asc, desc, eq, gt, lt, or, type SQL } from "drizzle-orm";
+import { type AnyColumn, asc, desc, type SQL, sql } from "drizzle-orm";
 
 export type SortDirection = "asc" | "desc";
 
@@ -58,14 +58,12 @@ export function keyset(
   pageId: string | undefined,
 ): { where: SQL | undefined; orderBy: SQL[] } {
   const order = direction === "asc" ? asc : desc;
-  const beyond = direction === "asc" ? gt : lt;
   let where: SQL | undefined;
   if (pageId) {
     const cursor = decodeCursor(pageId);
-    where = or(
-      beyond(sortColumn, cursor.v),
-      and(eq(sortColumn, cursor.v), beyond(idColumn, cursor.id)),
-    );
+    // A row-value comparison, so SQLite seeks the index range instead of scanning to the cursor.
+    const op = sql.raw(direction === "asc" ? ">" : "<");
+    where = sql`(${sortColumn}, ${idColumn}) ${op} (${cursor.v}, ${cursor.id})`;
   }
   return { where, orderBy: [order(sortColumn), order(idColumn)] };
 }

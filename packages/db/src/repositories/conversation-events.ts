@@ -1,4 +1,4 @@
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, type Placeholder, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { keyset, type Page, type PageRequest, type SortDirection, toPage } from "../paging";
 import { conversationEvents } from "../schema";
@@ -10,11 +10,34 @@ export interface ConversationEventFilter {
   kind?: string | undefined;
 }
 
+const COLUMNS = [
+  "id",
+  "conversationId",
+  "ownerId",
+  "timestamp",
+  "timestampUs",
+  "kind",
+  "source",
+  "body",
+  "receivedAt",
+] as const satisfies readonly (keyof ConversationEventRow)[];
+
 export function createConversationEventRepository(db: Db) {
+  // Every followed event goes through this insert: prepared once, not rebuilt per event.
+  const insertIfNew = db
+    .insert(conversationEvents)
+    .values(
+      Object.fromEntries(COLUMNS.map((c) => [c, sql.placeholder(c)])) as Record<
+        (typeof COLUMNS)[number],
+        Placeholder
+      >,
+    )
+    .onConflictDoNothing()
+    .prepare();
   return {
     /** Stores an event unless one with its id is already stored; true when it was new. */
     insertIfNew(row: ConversationEventRow): boolean {
-      return db.insert(conversationEvents).values(row).onConflictDoNothing().run().changes > 0;
+      return insertIfNew.run(row).changes > 0;
     },
     /** The conversation's newest stored event: where a resumed follower picks up. */
     latest(conversationId: string): ConversationEventRow | undefined {

@@ -22,13 +22,19 @@ function escapeLike(text: string): string {
 }
 
 export function createConversationRepository(db: Db) {
+  // Read on every send-message and stored event: prepared once, not rebuilt per call.
+  const byId = db
+    .select()
+    .from(conversations)
+    .where(eq(conversations.id, sql.placeholder("id")))
+    .prepare();
   return {
     insert(row: ConversationRow): ConversationRow {
       db.insert(conversations).values(row).run();
       return row;
     },
     get(id: string): ConversationRow | undefined {
-      return db.select().from(conversations).where(eq(conversations.id, id)).get();
+      return byId.get({ id });
     },
     update(id: string, patch: ConversationPatch): ConversationRow | undefined {
       return db.update(conversations).set(patch).where(eq(conversations.id, id)).returning().get();

@@ -23,13 +23,19 @@ function labelCondition(label: string): SQL {
 }
 
 export function createSandboxRepository(db: Db) {
+  // Read on every send-message: prepared once, not rebuilt per call.
+  const byId = db
+    .select()
+    .from(sandboxes)
+    .where(eq(sandboxes.id, sql.placeholder("id")))
+    .prepare();
   return {
     insert(row: SandboxRow): SandboxRow {
       db.insert(sandboxes).values(row).run();
       return row;
     },
     get(id: string): SandboxRow | undefined {
-      return db.select().from(sandboxes).where(eq(sandboxes.id, id)).get();
+      return byId.get({ id });
     },
     /** Applies `patch` and returns the updated row (undefined when the row is gone). */
     update(id: string, patch: SandboxPatch): SandboxRow | undefined {

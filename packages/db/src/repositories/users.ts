@@ -1,4 +1,4 @@
-import { and, count, eq, isNull } from "drizzle-orm";
+import { and, count, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { apiKeys, users } from "../schema";
 
@@ -6,6 +6,13 @@ export type User = typeof users.$inferSelect;
 export type ApiKey = typeof apiKeys.$inferSelect;
 
 export function createUserRepository(db: Db) {
+  // Read on every authenticated request: prepared once.
+  const byKeyHash = db
+    .select({ user: users })
+    .from(apiKeys)
+    .innerJoin(users, eq(users.id, apiKeys.userId))
+    .where(and(eq(apiKeys.keyHash, sql.placeholder("keyHash")), isNull(apiKeys.revokedAt)))
+    .prepare();
   return {
     insert(user: User): User {
       db.insert(users).values(user).run();
@@ -23,13 +30,7 @@ export function createUserRepository(db: Db) {
     },
     /** The owner of a live (not revoked) key, looked up by the key's hash. */
     findByKeyHash(keyHash: string): User | undefined {
-      const row = db
-        .select({ user: users })
-        .from(apiKeys)
-        .innerJoin(users, eq(users.id, apiKeys.userId))
-        .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)))
-        .get();
-      return row?.user;
+      return byKeyHash.get({ keyHash })?.user;
     },
   };
 }

@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { keyset, type Page, type PageRequest, toPage } from "../paging";
 import { webhooks } from "../schema";
@@ -6,6 +6,12 @@ import { webhooks } from "../schema";
 export type WebhookRow = typeof webhooks.$inferSelect;
 
 export function createWebhookRepository(db: Db) {
+  // Asked for every stored event (which webhooks want it?): prepared once.
+  const byOwner = db
+    .select()
+    .from(webhooks)
+    .where(eq(webhooks.ownerId, sql.placeholder("ownerId")))
+    .prepare();
   return {
     insert(row: WebhookRow): WebhookRow {
       db.insert(webhooks).values(row).run();
@@ -16,7 +22,7 @@ export function createWebhookRepository(db: Db) {
     },
     /** Every webhook of a user: the candidates for each of that user's events. */
     listByOwner(ownerId: string): WebhookRow[] {
-      return db.select().from(webhooks).where(eq(webhooks.ownerId, ownerId)).all();
+      return byOwner.all({ ownerId });
     },
     /** Removes the webhook and, by cascade, its deliveries. */
     remove(id: string): void {

@@ -41,6 +41,7 @@ export async function launchAgentServer(options: LaunchOptions): Promise<Launche
   const log = await openLogForRun(options.logFile);
   const [command = "", ...args] = options.argv;
   let child: ChildProcess;
+  let exited: Promise<ExitInfo>;
   try {
     child = spawn(command, args, {
       cwd: options.cwd,
@@ -50,12 +51,14 @@ export async function launchAgentServer(options: LaunchOptions): Promise<Launche
       detached: true,
       stdio: ["ignore", log.handle.fd, log.handle.fd],
     });
+    // Before any await: a process that exits at once (a bad command) would otherwise emit
+    // 'exit' unheard, and everything waiting on `exited` would wait forever.
+    exited = watchExit(child);
   } finally {
     await log.handle.close();
   }
   // Nothing of ours (no pipes) keeps the control plane alive for the child's sake.
   child.unref();
-  const exited = watchExit(child);
   let exitInfo: ExitInfo | null = null;
   void exited.then((info) => {
     exitInfo = info;

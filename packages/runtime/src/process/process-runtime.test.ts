@@ -282,6 +282,21 @@ describe("ProcessRuntime", { timeout: 60_000 }, () => {
     expect(await findSandboxGroups(path.join(rootDir, options.sandboxId))).toEqual([]);
   });
 
+  it("reports a command that exits at once as exited, and delete still works (no lost exit)", async () => {
+    const rootDir = await fixture.createRootDir();
+    const runtime = fixture.createRuntime(rootDir);
+    // /bin/true can exit before the runtime has finished setting up its launch; repeated so a
+    // lost 'exit' (which used to hang start and every later call for the sandbox) shows up.
+    for (let i = 0; i < 10; i++) {
+      const options = startOptions({ sandboxId: `sb_instant_${i}`, command: ["/bin/true"] });
+      const started = await runtime.start(options);
+      expect(started.state).toBe("exited");
+      expect(started.detail).toMatch(/exited \(code 0\)/);
+      await runtime.delete(options.sandboxId);
+      expect((await runtime.inspect(options.sandboxId)).state).toBe("missing");
+    }
+  });
+
   it("refuses a second sandbox with the same id and ids that are not plain names", async () => {
     const rootDir = await fixture.createRootDir();
     const runtime = fixture.createRuntime(rootDir);
