@@ -4,8 +4,8 @@ import type { CoreDeps } from "../deps";
 import { errorMessage } from "../sandboxes/service/status";
 import { backoffDelay } from "../shared/backoff";
 import { IncomingEvent } from "./contracts";
+import { recorderFor } from "./event-recorder";
 import { fullStatePatch } from "./service/conversation-metadata";
-import { recordEvent } from "./service/record-event";
 import { timestampMicros } from "./timestamps";
 
 /** The agent server closes with this when the conversation does not exist (any more). */
@@ -136,7 +136,19 @@ export class ConversationFollower {
         );
         return;
       }
-      recordEvent(this.deps, conversation, event, timestampUs);
+      recorderFor(this.deps).record({
+        conversation,
+        event,
+        timestampUs,
+        onError: (error) => {
+          // Not stored: reconnecting resends everything after the newest stored event.
+          this.deps.log.error(
+            { conversationId: conversation.id, eventId: event.id, reason: errorMessage(error) },
+            "recording an event failed",
+          );
+          socket.terminate();
+        },
+      });
     } catch (error) {
       // Not stored: reconnecting resends everything after the newest stored event.
       this.deps.log.error(

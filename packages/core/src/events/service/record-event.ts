@@ -4,49 +4,66 @@ import { queueDeliveries } from "../../webhooks/service/queue-deliveries";
 import type { IncomingEvent } from "../contracts";
 import { metadataPatch } from "./conversation-metadata";
 
+export interface EventToRecord {
+  conversation: ConversationRow;
+  event: IncomingEvent;
+  timestampUs: number;
+}
+
 /**
- * Stores one event of a conversation, updates the conversation's record and queues the event for
- * every matching webhook, all in one transaction: an event is either stored with its outbox rows
- * or not at all. A resent event (same id) changes nothing. Returns whether the event was new.
+ * Stores events of conversations, updates each conversation's record and queues each event for
+ * every matching webhook, all in one transaction: events are stored with their outbox rows or not
+ * at all. A resent event (same id) changes nothing. Returns, per event, whether it was new.
  */
-export function recordEvent(
-  deps: CoreDeps,
-  conversation: ConversationRow,
-  event: IncomingEvent,
-  timestampUs: number,
-): boolean {
-  const eventMs = Math.floor(timestampUs / 1000);
-  const queued = deps.transaction(() => {
-    const stored = deps.repos.conversationEvents.insertIfNew({
-      id: event.id,
-      conversationId: conversation.id,
-      ownerId: conversation.ownerId,
-      timestamp: event.timestamp,
-      timestampUs,
-      kind: event.kind,
-      source: event.source,
-      body: event,
-      receivedAt: deps.now(),
-    });
-    if (!stored) return null;
-    const current = deps.repos.conversations.get(conversation.id) ?? conversation;
-    deps.repos.conversations.update(conversation.id, metadataPatch(current, event, eventMs));
-    return queueDeliveries(deps, {
-      ownerId: conversation.ownerId,
-      stream: `conversation:${conversation.id}`,
-      payload: {
-        event_id: event.id,
-        kind: event.kind,
-        occurred_at: event.timestamp,
-        sandbox_id: conversation.sandboxId,
-        conversation_id: conversation.id,
-        data: event,
-      },
-    });
+export function recordEvents(deps: CoreDeps, items: EventToRecord[]): boolean[] {
+  let queued = 0;
+  const stored = deps.transaction(() =>
+    items.map((item) => {
+      const count = storeEvent(deps, item);
+      if (count === null) return false;
+      queued += count;
+      return true;
+    }),
+  );
+  const now = deps.now();
+  items.forEach((item, i) => {
+    // An agent still producing events is not idle, even when nobody sends it messages.
+    if (stored[i]) deps.activity.set(item.conversation.sandboxId, now);
   });
-  if (queued === null) return false;
-  // An agent still producing events is not idle, even when nobody sends it messages.
-  deps.activity.set(conversation.sandboxId, deps.now());
   if (queued > 0) deps.events.emit("webhooks.queued");
-  return true;
+  return stored;
+}
+
+/** One event, inside the caller's transaction; the number of deliveries queued, null if known. */
+function storeEvent(
+  deps: CoreDeps,
+  { conversation, event, timestampUs }: EventToRecord,
+): number | null {
+  const eventMs = Math.floor(timestampUs / 1000);
+  const stored = deps.repos.conversationEvents.insertIfNew({
+    id: event.id,
+    conversationId: conversation.id,
+    ownerId: conversation.ownerId,
+    timestamp: event.timestamp,
+    timestampUs,
+    kind: event.kind,
+    source: event.source,
+    body: event,
+    receivedAt: deps.now(),
+  });
+  if (!stored) return null;
+  const current = deps.repos.conversations.get(conversation.id) ?? conversation;
+  deps.repos.conversations.update(conversation.id, metadataPatch(current, event, eventMs));
+  return queueDeliveries(deps, {
+    ownerId: conversation.ownerId,
+    stream: `conversation:${conversation.id}`,
+    payload: {
+      event_id: event.id,
+      kind: event.kind,
+      occurred_at: event.timestamp,
+      sandbox_id: conversation.sandboxId,
+      conversation_id: conversation.id,
+      data: event,
+    },
+  });
 }
