@@ -5,7 +5,6 @@ import type { Logger } from "pino";
 declare module "express-serve-static-core" {
   interface Request {
     id: string;
-    log: Logger;
     rawBody?: Buffer;
   }
 }
@@ -17,13 +16,18 @@ export function requestLog(log: Logger) {
   return (req: Request, res: Response, next: NextFunction) => {
     const given = req.headers["x-request-id"];
     req.id = typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
-    req.log = log.child({ requestId: req.id });
     res.setHeader("x-request-id", req.id);
+    // Nothing more per request unless access lines are actually written (hot path).
+    if (!log.isLevelEnabled("info")) {
+      next();
+      return;
+    }
     const started = process.hrtime.bigint();
     res.on("finish", () => {
       // The path only: query strings and bodies can carry data we never log.
-      req.log.info(
+      log.info(
         {
+          requestId: req.id,
           method: req.method,
           path: req.originalUrl.split("?")[0],
           status: res.statusCode,

@@ -16,13 +16,12 @@ export function resumeSandbox(deps: CoreDeps, ownerId: string, id: string): Prom
     assertCapacity(deps);
     updateSandbox(deps, id, { status: "STARTING", statusDetail: null });
     try {
+      // The runtime's resume resolves only once the agent server answers /health again.
       const resumed = await deps.runtime.resume(id);
-      if (resumed.agentServerUrl && resumed.agentServerUrl !== row.agentServerUrl) {
-        if (row.agentServerUrl) await deps.agents.forget(row.agentServerUrl);
-        updateSandbox(deps, id, { agentServerUrl: resumed.agentServerUrl });
+      if (row.agentServerUrl && resumed.agentServerUrl !== row.agentServerUrl) {
+        await deps.agents.forget(row.agentServerUrl);
       }
-      const ready = await deps.runtime.waitUntilReady(id, deps.config.sandboxStartTimeoutMs);
-      return markRunning(deps, id, ready.agentServerUrl) ?? row;
+      return markRunning(deps, id, resumed.agentServerUrl) ?? row;
     } catch (error) {
       return (
         updateSandbox(deps, id, {
