@@ -74,9 +74,34 @@ describe("waitForHealth", () => {
     );
   });
 
+  it("keeps the real reason when the last probe starts just before the deadline", async () => {
+    // /health answers 503 after 30 ms; the second check returns 5 ms before the deadline, so
+    // the last probe starts with almost no budget left. It must still wait for the answer and
+    // report the 503, not a timeout of the few milliseconds that were left.
+    server = createServer((_request, response) => {
+      setTimeout(() => response.writeHead(503).end(), 30);
+    });
+    await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const started = Date.now();
+    let calls = 0;
+    const giveUpWhen = async () => {
+      calls += 1;
+      if (calls === 2) await sleepUntil(started + 495);
+      return null;
+    };
+    await expect(waitForHealth(url, { timeoutMs: 500, giveUpWhen })).rejects.toThrow(
+      "within 500 ms (/health answered 503)",
+    );
+  });
+
   it("rejects at once with the reason to give up", async () => {
     const url = await closedPortUrl();
     const wait = waitForHealth(url, { timeoutMs: 60_000, giveUpWhen: () => "process exited" });
     await expect(wait).rejects.toThrow("process exited");
   });
 });
+
+function sleepUntil(time: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, time - Date.now())));
+}

@@ -30,7 +30,12 @@ export async function probeHealth(baseUrl: string, timeoutMs: number): Promise<H
 }
 
 export interface WaitForHealthOptions {
-  /** Overall budget; the last probe may end up to `probeTimeoutMs` later. */
+  /**
+   * Overall budget for starting probes; the last probe may end up to `probeTimeoutMs` later.
+   * Probes are never shortened to fit the budget: a probe cut to a few milliseconds would time
+   * out before the connection could even be refused, and its "did not answer" would hide the
+   * real reason (ECONNREFUSED, a 503) from the error.
+   */
   timeoutMs: number;
   /** Budget of one probe (default 1000 ms). */
   probeTimeoutMs?: number;
@@ -55,7 +60,7 @@ export async function waitForHealth(baseUrl: string, options: WaitForHealthOptio
     if (remaining <= 0) {
       throw new Error(`no answer from ${baseUrl}/health within ${timeoutMs} ms (${lastReason})`);
     }
-    const probe = await probeHealth(baseUrl, Math.min(probeTimeoutMs, remaining));
+    const probe = await probeHealth(baseUrl, probeTimeoutMs);
     if (probe.ok) return;
     lastReason = probe.reason;
     await sleep(Math.min(intervalMs, Math.max(0, deadline - Date.now())));
