@@ -10,6 +10,16 @@ export type ConversationPatch = Partial<
 
 export type ConversationSort = "created" | "updated";
 
+/** What one stored event tells about its conversation (see `recordEventActivity`). */
+export interface EventActivity {
+  /** When the event happened, in milliseconds since the epoch. */
+  eventMs: number;
+  /** The new execution status, when the event is a status update. */
+  executionStatus: string | null;
+  /** A title to use if the conversation still has none. */
+  title: string | null;
+}
+
 export interface ConversationFilter {
   ownerId: string;
   sandboxId?: string | undefined;
@@ -28,6 +38,18 @@ export function createConversationRepository(db: Db) {
     .from(conversations)
     .where(eq(conversations.id, sql.placeholder("id")))
     .prepare();
+  // Run once per followed event: prepared, and computed in SQL so no read comes first.
+  const eventMs = sql.placeholder("eventMs");
+  const activity = db
+    .update(conversations)
+    .set({
+      lastEventAt: sql`max(coalesce(${conversations.lastEventAt}, 0), ${eventMs})`,
+      updatedAt: sql`max(${conversations.updatedAt}, ${eventMs})`,
+      executionStatus: sql`coalesce(${sql.placeholder("executionStatus")}, ${conversations.executionStatus})`,
+      title: sql`coalesce(${conversations.title}, ${sql.placeholder("title")})`,
+    })
+    .where(eq(conversations.id, sql.placeholder("id")))
+    .prepare();
   return {
     insert(row: ConversationRow): ConversationRow {
       db.insert(conversations).values(row).run();
@@ -38,6 +60,13 @@ export function createConversationRepository(db: Db) {
     },
     update(id: string, patch: ConversationPatch): ConversationRow | undefined {
       return db.update(conversations).set(patch).where(eq(conversations.id, id)).returning().get();
+    },
+    /**
+     * Moves the conversation's record by one stored event: activity times only forward, the
+     * execution status when the event carries one, the title only when there is none yet.
+     */
+    recordEventActivity(id: string, event: EventActivity): void {
+      activity.run({ id, ...event });
     },
     remove(id: string): void {
       db.delete(conversations).where(eq(conversations.id, id)).run();

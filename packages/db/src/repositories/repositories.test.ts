@@ -125,4 +125,39 @@ describe("conversation repository", () => {
       }).items,
     ).toHaveLength(0);
   });
+
+  it("moves a conversation by its events: times only forward, title only once", () => {
+    repos.conversations.insert({
+      id: "c1",
+      sandboxId: "sb_1",
+      ownerId: "usr_a",
+      agent: { kind: "shell" },
+      metadata: {},
+      archived: false,
+      title: null,
+      executionStatus: "idle",
+      lastEventAt: null,
+      createdAt: 1,
+      updatedAt: 50,
+    });
+    const record = (eventMs: number, executionStatus: string | null, title: string | null) =>
+      repos.conversations.recordEventActivity("c1", { eventMs, executionStatus, title });
+
+    record(40, null, "first words");
+    expect(repos.conversations.get("c1")).toMatchObject({
+      lastEventAt: 40,
+      updatedAt: 50,
+      executionStatus: "idle",
+      title: "first words",
+    });
+    record(100, "running", "second words");
+    // An event that arrives late (older) moves nothing back.
+    record(70, null, null);
+    expect(repos.conversations.get("c1")).toMatchObject({
+      lastEventAt: 100,
+      updatedAt: 100,
+      executionStatus: "running",
+      title: "first words",
+    });
+  });
 });

@@ -1,31 +1,22 @@
-import type { ConversationPatch, ConversationRow } from "@sandbox-server/db";
+import type { ConversationPatch, ConversationRow, EventActivity } from "@sandbox-server/db";
 import { ExecutionStatus } from "../../agent-contracts";
 import type { IncomingEvent } from "../contracts";
 
 const TITLE_LENGTH = 80;
 
 /**
- * How one stored event moves the conversation's record: activity times always; execution_status
- * from a state update; the title from the first user message when the caller gave none.
+ * What one stored event tells about its conversation: its time always; execution_status from a
+ * state update; a title from a user message (used only while the conversation has none).
  */
-export function metadataPatch(
-  row: ConversationRow,
-  event: IncomingEvent,
-  eventMs: number,
-): ConversationPatch {
-  const patch: ConversationPatch = {
-    lastEventAt: Math.max(row.lastEventAt ?? 0, eventMs),
-    updatedAt: Math.max(row.updatedAt, eventMs),
-  };
+export function eventActivity(event: IncomingEvent, eventMs: number): EventActivity {
+  let executionStatus: string | null = null;
   if (event.kind === "ConversationStateUpdateEvent" && event.key === "execution_status") {
     const status = ExecutionStatus.safeParse(event.value);
-    if (status.success) patch.executionStatus = status.data;
+    if (status.success) executionStatus = status.data;
   }
-  if (row.title === null && event.kind === "MessageEvent" && event.source === "user") {
-    const title = titleFrom(event.llm_message);
-    if (title) patch.title = title;
-  }
-  return patch;
+  const title =
+    event.kind === "MessageEvent" && event.source === "user" ? titleFrom(event.llm_message) : null;
+  return { eventMs, executionStatus, title };
 }
 
 /** execution_status from a `full_state` frame, when it differs from the record's. */

@@ -2,7 +2,7 @@ import type { ConversationRow } from "@sandbox-server/db";
 import type { CoreDeps } from "../../deps";
 import { queueDeliveries } from "../../webhooks/service/queue-deliveries";
 import type { IncomingEvent } from "../contracts";
-import { metadataPatch } from "./conversation-metadata";
+import { eventActivity } from "./conversation-metadata";
 
 export interface EventToRecord {
   conversation: ConversationRow;
@@ -52,8 +52,7 @@ function storeEvent(
     receivedAt: deps.now(),
   });
   if (!stored) return null;
-  const current = deps.repos.conversations.get(conversation.id) ?? conversation;
-  deps.repos.conversations.update(conversation.id, metadataPatch(current, event, eventMs));
+  deps.repos.conversations.recordEventActivity(conversation.id, eventActivity(event, eventMs));
   return queueDeliveries(deps, {
     ownerId: conversation.ownerId,
     stream: `conversation:${conversation.id}`,
