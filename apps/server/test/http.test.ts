@@ -74,6 +74,87 @@ describe("authentication", () => {
   });
 });
 
+describe("API keys", () => {
+  it("creates, lists and revokes a user's keys; a revoked key is refused at once", async () => {
+    const first = await t.createUser("keyholder");
+    const created = await t.api("POST", "/api/v1/users/me/api-keys", {
+      key: first,
+      body: { name: "laptop" },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ name: "laptop", current: false });
+    const second: string = created.body.api_key;
+    expect(created.body.prefix).toBe(second.slice(0, 8));
+
+    const listed = await t.api("GET", "/api/v1/users/me/api-keys", { key: second });
+    expect(listed.status).toBe(200);
+    expect(listed.body.items.map((k: { name: string }) => k.name)).toEqual(["default", "laptop"]);
+    expect(listed.body.items.map((k: { current: boolean }) => k.current)).toEqual([false, true]);
+    // Neither the keys nor their hashes are ever listed.
+    expect(JSON.stringify(listed.body)).not.toContain(first);
+    expect(JSON.stringify(listed.body)).not.toMatch(/[0-9a-f]{64}/);
+
+    // The first key was just verified (and cached); revoking it still takes effect at once.
+    expect((await t.api("GET", "/api/v1/users/me", { key: first })).status).toBe(200);
+    const firstId = listed.body.items[0].id;
+    const revoked = await t.api("DELETE", `/api/v1/users/me/api-keys/${firstId}`, { key: second });
+    expect(revoked).toEqual({ status: 200, body: { success: true, id: firstId } });
+    expect((await t.api("GET", "/api/v1/users/me", { key: first })).status).toBe(401);
+    expect((await t.trpc("query", "users.me", {}, first)).status).toBe(401);
+
+    const again = await t.api("DELETE", `/api/v1/users/me/api-keys/${firstId}`, { key: second });
+    expect(again.status).toBe(404);
+    expect(again.body.code).toBe("API_KEY_NOT_FOUND");
+    const last = await t.api("DELETE", `/api/v1/users/me/api-keys/${created.body.id}`, {
+      key: second,
+    });
+    expect(last.status).toBe(409);
+    expect(last.body.code).toBe("LAST_API_KEY");
+    expect((await t.api("GET", "/api/v1/users/me", { key: second })).status).toBe(200);
+  });
+
+  it("lets nobody list or revoke another user's keys", async () => {
+    const alice = await t.createUser("alice-keys");
+    const bob = await t.createUser("bob-keys");
+    await t.api("POST", "/api/v1/users/me/api-keys", { key: alice, body: { name: "spare" } });
+    const aliceKeys = (await t.api("GET", "/api/v1/users/me/api-keys", { key: alice })).body.items;
+    const bobKeys = (await t.api("GET", "/api/v1/users/me/api-keys", { key: bob })).body.items;
+    expect(bobKeys).toHaveLength(1);
+    for (const key of aliceKeys) {
+      const res = await t.api("DELETE", `/api/v1/users/me/api-keys/${key.id}`, { key: bob });
+      expect(res.status).toBe(404);
+      const admin = await t.api("DELETE", `/api/v1/users/me/api-keys/${key.id}`);
+      expect(admin.status).toBe(404);
+    }
+    expect((await t.api("GET", "/api/v1/users/me", { key: alice })).status).toBe(200);
+  });
+
+  it("validates key names", async () => {
+    for (const body of [{}, { name: "" }, { name: "   " }, { name: 5 }]) {
+      const res = await t.api("POST", "/api/v1/users/me/api-keys", { body });
+      expect(res.status).toBe(422);
+    }
+  });
+
+  it("brings a revoked ADMIN_API_KEY back on restart: the environment decides", async () => {
+    const own = await startTestServer();
+    try {
+      const spare = (
+        await own.api("POST", "/api/v1/users/me/api-keys", { body: { name: "spare" } })
+      ).body.api_key;
+      const keys = (await own.api("GET", "/api/v1/users/me/api-keys")).body.items;
+      const fixed = keys.find((k: { current: boolean }) => k.current);
+      const res = await own.api("DELETE", `/api/v1/users/me/api-keys/${fixed.id}`, { key: spare });
+      expect(res.status).toBe(200);
+      expect((await own.api("GET", "/api/v1/users/me")).status).toBe(401);
+      await own.restart();
+      expect((await own.api("GET", "/api/v1/users/me")).status).toBe(200);
+    } finally {
+      await own.close();
+    }
+  });
+});
+
 describe("validation", () => {
   it("answers 422 with issues, for charset-qualified JSON too", async () => {
     const res = await t.api("POST", "/api/v1/sandboxes", {

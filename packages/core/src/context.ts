@@ -1,13 +1,15 @@
 import type { User } from "@sandbox-server/db";
 import type { CoreDeps } from "./deps";
 import type { Logger } from "./logger";
-import { findUserByApiKey } from "./users/api-keys";
+import { findUserByKeyHash, presentedKeyHash } from "./users/api-keys";
 
 export interface Context {
   deps: CoreDeps;
   user: User | null;
   log: Logger;
   requestId: string;
+  /** Hash of the API key the request was authenticated with (null without a user). */
+  apiKeyHash: string | null;
   /** The exact request body bytes (REST); send-message forwards them unchanged. */
   rawBody: Buffer | undefined;
 }
@@ -22,9 +24,12 @@ export interface ContextInput {
 /** Transport-agnostic context: used by the express adapters and by `createCaller` in tests. */
 export function createContextInner(input: ContextInput): Context {
   const requestId = input.requestId ?? crypto.randomUUID();
+  const keyHash = presentedKeyHash(input.apiKey);
+  const user = keyHash ? (findUserByKeyHash(input.deps, keyHash) ?? null) : null;
   return {
     deps: input.deps,
-    user: input.apiKey ? (findUserByApiKey(input.deps, input.apiKey) ?? null) : null,
+    user,
+    apiKeyHash: user ? keyHash : null,
     log: input.deps.log.child({ requestId }),
     requestId,
     rawBody: input.rawBody,

@@ -1,5 +1,5 @@
 import type { CoreDeps } from "../deps";
-import { findUserByApiKey, issueApiKey } from "./api-keys";
+import { findUserByApiKey, hashApiKey, issueApiKey } from "./api-keys";
 
 /**
  * Makes sure an admin can sign in. With `fixedKey`, that key belongs to an admin. Otherwise,
@@ -7,7 +7,11 @@ import { findUserByApiKey, issueApiKey } from "./api-keys";
  */
 export function bootstrapAdmin(deps: CoreDeps, fixedKey?: string): { generatedKey: string | null } {
   if (fixedKey) {
-    if (!findUserByApiKey(deps, fixedKey)) {
+    // The environment decides: a fixed key revoked through the API works again after a restart.
+    if (
+      !findUserByApiKey(deps, fixedKey) &&
+      !deps.repos.users.reviveKeyByHash(hashApiKey(fixedKey))
+    ) {
       const admin = ensureAdminUser(deps);
       issueApiKey(deps, admin, "ADMIN_API_KEY", fixedKey);
     }

@@ -13,3 +13,27 @@ export const CreateUserInput = z.object({
 export const CreatedUser = UserOut.extend({
   api_key: z.string().describe("Shown once; only its hash is stored"),
 }).meta({ id: "CreatedUser" });
+
+export const ApiKeyId = z.string().min(1).max(64).describe("API key id");
+
+export const ApiKeyOut = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    prefix: z.string().describe("The key's first characters, to tell keys apart"),
+    created_at: Timestamp,
+    current: z.boolean().describe("Whether this request was made with this key"),
+  })
+  .meta({ id: "ApiKey" });
+
+export const ApiKeyList = z.object({ items: z.array(ApiKeyOut) }).meta({ id: "ApiKeyList" });
+
+export const CreateApiKeyInput = z.object({ name: z.string().trim().min(1).max(200) });
+
+export const CreatedApiKey = ApiKeyOut.extend({
+  api_key: z.string().describe("Shown once; only its hash is stored"),
+}).meta({ id: "CreatedApiKey" });
+
+export const ApiKeyIdInput = z.object({ id: ApiKeyId });
+
+export const RevokedApiKey = z.object({ success: z.boolean(), id: z.string() });

@@ -28,6 +28,31 @@ export function createUserRepository(db: Db) {
       db.insert(apiKeys).values(key).run();
       return key;
     },
+    /** A user's live (not revoked) keys, oldest first. */
+    listLiveKeys(userId: string): ApiKey[] {
+      return db
+        .select()
+        .from(apiKeys)
+        .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)))
+        .orderBy(apiKeys.createdAt, apiKeys.id)
+        .all();
+    },
+    /** Marks a live key of the user revoked; the revoked key, or undefined when there was none. */
+    revokeKey(userId: string, keyId: string, now: number): ApiKey | undefined {
+      return db
+        .update(apiKeys)
+        .set({ revokedAt: now })
+        .where(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)))
+        .returning()
+        .get();
+    },
+    /** Makes a revoked key live again (a fixed admin key from the environment); false if unknown. */
+    reviveKeyByHash(keyHash: string): boolean {
+      return (
+        db.update(apiKeys).set({ revokedAt: null }).where(eq(apiKeys.keyHash, keyHash)).run()
+          .changes > 0
+      );
+    },
     /** The owner of a live (not revoked) key, looked up by the key's hash. */
     findByKeyHash(keyHash: string): User | undefined {
       return byKeyHash.get({ keyHash })?.user;
