@@ -7,6 +7,7 @@ import { createDb } from "@sandbox-server/db";
 import type { SandboxRuntime } from "@sandbox-server/runtime";
 import type { Logger } from "pino";
 import { createApp } from "./http/app";
+import { answerClientErrors } from "./http/client-errors";
 
 export interface StartServerOptions {
   dataDir: string;
@@ -61,6 +62,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   });
   await core.start();
   const server = app.listen(options.port ?? 0, options.host ?? "127.0.0.1");
+  answerClientErrors(server);
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);

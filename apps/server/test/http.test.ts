@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_KEY, startTestServer, type TestServer } from "./harness";
@@ -156,6 +157,37 @@ describe("API keys", () => {
 });
 
 describe("validation", () => {
+  it("answers a URL or headers over Node's limit with 431 and a JSON body", async () => {
+    const res = await fetch(`${t.url}/api/v1/sandboxes/search`, {
+      headers: { authorization: `Bearer ${ADMIN_KEY}`, "x-filler": "x".repeat(20_000) },
+    });
+    expect(res.status).toBe(431);
+    expect(await res.json()).toEqual({
+      code: "HEADERS_TOO_LARGE",
+      message: "The request line or headers are too large",
+    });
+    const long = await fetch(`${t.url}/api/v1/sandboxes/search?label=${"a".repeat(20_000)}`);
+    expect(long.status).toBe(431);
+  });
+
+  it("answers bytes that are not HTTP with 400 and a JSON body", async () => {
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(new URL(t.url).port), "127.0.0.1", () => {
+        socket.write("NOT HTTP AT ALL\r\n\r\n");
+      });
+      let text = "";
+      socket.on("data", (chunk) => {
+        text += chunk.toString();
+      });
+      socket.on("end", () => resolve(text));
+      socket.on("error", reject);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4))).toMatchObject({
+      code: "BAD_REQUEST",
+    });
+  });
+
   it("answers 422 with issues, for charset-qualified JSON too", async () => {
     const res = await t.api("POST", "/api/v1/sandboxes", {
       rawBody: JSON.stringify({ labels: { ok: 5 } }),
