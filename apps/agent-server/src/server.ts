@@ -23,6 +23,8 @@ export interface AgentServerOptions {
   /** Environment of commands run in the sandbox (default: none but PATH and HOME). */
   commandEnv?: Record<string, string>;
   logger?: Logger;
+  /** WebSocket ping interval (default 30 s); clients silent for two intervals are dropped. */
+  socketHeartbeatMs?: number;
 }
 
 export interface BoundAddress {
@@ -54,7 +56,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
     ready: false,
   };
   const server = http.createServer(createApp(ctx));
-  const closeSockets = attachSockets(server, ctx);
+  const closeSockets = attachSockets(server, ctx, options.socketHeartbeatMs);
   let closing: Promise<void> | undefined;
 
   return {

@@ -1,5 +1,5 @@
 import type { Server } from "node:http";
-import { WebSocketServer } from "ws";
+import { type WebSocket, WebSocketServer } from "ws";
 import type { AgentServerContext } from "../context";
 import { SESSION_KEY_HEADER } from "../http/auth";
 import { serveEventSocket } from "./events-socket";
@@ -7,10 +7,33 @@ import { readResendRequest } from "./resend";
 
 const SOCKET_PATH = /^\/sockets\/events\/([^/]+)\/?$/;
 const MAX_FRAME_BYTES = 25 * 1024 * 1024;
+/** Default ping interval; a client that has not answered the previous ping is dropped. */
+export const DEFAULT_HEARTBEAT_MS = 30_000;
 
-/** Routes WebSocket upgrades; returns a function that closes every socket (shutdown). */
-export function attachSockets(server: Server, ctx: AgentServerContext): () => void {
+/**
+ * Routes WebSocket upgrades; returns a function that closes every socket (shutdown).
+ * Every `heartbeatMs` each client is pinged, and one that did not answer the previous ping is
+ * terminated: a client that vanished without a close (a dropped network, a frozen peer) would
+ * otherwise be kept, and written to, forever.
+ */
+export function attachSockets(
+  server: Server,
+  ctx: AgentServerContext,
+  heartbeatMs = DEFAULT_HEARTBEAT_MS,
+): () => void {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
+  const alive = new WeakSet<WebSocket>();
+  const heartbeat = setInterval(() => {
+    for (const client of wss.clients) {
+      if (!alive.has(client)) {
+        client.terminate();
+        continue;
+      }
+      alive.delete(client);
+      client.ping();
+    }
+  }, heartbeatMs);
+  heartbeat.unref();
   server.on("upgrade", (req, socket, head) => {
     socket.on("error", () => socket.destroy());
     const url = new URL(req.url ?? "/", "http://localhost");
@@ -27,6 +50,8 @@ export function attachSockets(server: Server, ctx: AgentServerContext): () => vo
     wss.handleUpgrade(req, socket, head, (ws) => {
       // Protocol errors (oversized or malformed frames) close the socket; they must not crash us.
       ws.on("error", () => ws.terminate());
+      alive.add(ws);
+      ws.on("pong", () => alive.add(ws));
       ctx.lastActivityAt = Date.now();
       serveEventSocket(ws, ctx, {
         conversationId,
@@ -36,6 +61,7 @@ export function attachSockets(server: Server, ctx: AgentServerContext): () => vo
     });
   });
   return () => {
+    clearInterval(heartbeat);
     for (const client of wss.clients) client.close(1001, "Server shutting down");
     setTimeout(() => {
       for (const client of wss.clients) client.terminate();

@@ -1,0 +1,23 @@
+import { afterEach, expect, it } from "vitest";
+import { WebSocket } from "ws";
+import { SESSION_KEY, startWithConversation, type TestServer } from "../../test/harness";
+import { openSocket } from "../../test/socket-client";
+
+let server: TestServer | undefined;
+afterEach(() => server?.dispose());
+
+it("drops a client that stops answering pings and keeps one that answers", async () => {
+  const started = await startWithConversation({ socketHeartbeatMs: 100 });
+  server = started.server;
+  const url = `${server.wsUrl}/sockets/events/${started.id}?session_api_key=${SESSION_KEY}`;
+  const answering = await openSocket(url);
+  // ws answers pings by itself unless told not to: this one plays a peer that vanished.
+  const silent = new WebSocket(url, { autoPong: false });
+  const silentClosed = new Promise<number>((resolve) => silent.on("close", resolve));
+  await new Promise((resolve) => silent.once("open", resolve));
+
+  expect(await silentClosed).toBe(1006);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  expect(answering.ws.readyState).toBe(WebSocket.OPEN);
+  answering.ws.close();
+});
