@@ -1,3 +1,4 @@
+import type { DescribedError } from "@sandbox-server/core";
 import type { ErrorRequestHandler, NextFunction, Request, Response } from "express";
 
 export function sendError(
@@ -8,6 +9,14 @@ export function sendError(
   extra: Record<string, unknown> = {},
 ): void {
   res.status(status).json({ code, message, ...extra });
+}
+
+/** An error as `describeError` tells it, in the REST error body. */
+export function sendDescribedError(res: Response, described: DescribedError): void {
+  sendError(res, described.status, String(described.code), described.message, {
+    ...(described.issues ? { issues: described.issues } : {}),
+    ...(described.details ? { details: described.details } : {}),
+  });
 }
 
 /** Body-parser failures (malformed JSON, too large) as our JSON error bodies. */

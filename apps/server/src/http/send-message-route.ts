@@ -1,7 +1,7 @@
 import { appRouter, type Context, describeError } from "@sandbox-server/core";
 import { getTRPCErrorFromUnknown, type TRPCError } from "@trpc/server";
 import type { NextFunction, Request, Response } from "express";
-import { sendError } from "./rest-errors";
+import { sendDescribedError } from "./rest-errors";
 
 /**
  * REST `POST /app-conversations/{conversation_id}/send-message`, the hot path, called straight
@@ -36,11 +36,7 @@ export function sendMessageRoute(
     } catch (cause) {
       const error = getTRPCErrorFromUnknown(cause);
       onError(error);
-      const described = describeError(error);
-      sendError(res, described.status, String(described.code), described.message, {
-        ...(described.issues ? { issues: described.issues } : {}),
-        ...(described.details ? { details: described.details } : {}),
-      });
+      sendDescribedError(res, describeError(error));
     }
   };
 }

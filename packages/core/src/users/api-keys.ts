@@ -76,18 +76,17 @@ export function issueApiKeyRow(
 export function revokeApiKey(deps: CoreDeps, userId: string, keyId: string): ApiKey {
   return deps.transaction(() => {
     const live = deps.repos.users.listLiveKeys(userId);
-    if (!live.some((key) => key.id === keyId)) {
-      throw new AppError("API_KEY_NOT_FOUND", `API key ${keyId} was not found`);
-    }
+    const key = live.find((candidate) => candidate.id === keyId);
+    if (!key) throw new AppError("API_KEY_NOT_FOUND", `API key ${keyId} was not found`);
     if (live.length === 1) {
       throw new AppError(
         "LAST_API_KEY",
         "This is the user's last API key; create another one before revoking it",
       );
     }
-    const revoked = deps.repos.users.revokeKey(userId, keyId, deps.now());
-    if (!revoked) throw new AppError("API_KEY_NOT_FOUND", `API key ${keyId} was not found`);
-    deps.apiKeyCache.delete(revoked.keyHash);
-    return revoked;
+    const revokedAt = deps.now();
+    deps.repos.users.revokeKey(key.id, revokedAt);
+    deps.apiKeyCache.delete(key.keyHash);
+    return { ...key, revokedAt };
   });
 }

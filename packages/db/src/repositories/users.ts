@@ -37,14 +37,9 @@ export function createUserRepository(db: Db) {
         .orderBy(apiKeys.createdAt, apiKeys.id)
         .all();
     },
-    /** Marks a live key of the user revoked; the revoked key, or undefined when there was none. */
-    revokeKey(userId: string, keyId: string, now: number): ApiKey | undefined {
-      return db
-        .update(apiKeys)
-        .set({ revokedAt: now })
-        .where(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)))
-        .returning()
-        .get();
+    /** Marks a key revoked (from `now` on). */
+    revokeKey(keyId: string, now: number): void {
+      db.update(apiKeys).set({ revokedAt: now }).where(eq(apiKeys.id, keyId)).run();
     },
     /** Makes a revoked key live again (a fixed admin key from the environment); false if unknown. */
     reviveKeyByHash(keyHash: string): boolean {
