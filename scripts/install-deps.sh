@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the system packages the test suites use, from Debian's archive: bubblewrap (process
+# sandboxes run under it; its isolation tests fail without it when CI=true). Idempotent; needs root
+# on a machine that lacks them.
+set -euo pipefail
+
+log() { printf '[install-deps] %s\n' "$*" >&2; }
+
+missing=()
+command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+
+if [ ${#missing[@]} -eq 0 ]; then
+  log "everything is installed (bwrap $(bwrap --version | awk '{print $2}'))."
+  exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+  log "missing ${missing[*]} and this is not root: install them yourself (apt-get install ${missing[*]})."
+  exit 1
+fi
+log "installing ${missing[*]} from the Debian archive..."
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+log "installed ${missing[*]}."
