@@ -6,6 +6,15 @@
 
 export type RuntimeKind = "process" | "docker";
 
+/**
+ * How far a command inside a sandbox is kept from the host, the control plane and other sandboxes:
+ * - `container`: a container (Docker), non-root, capabilities dropped, own network
+ * - `namespaces`: processes under bubblewrap: own user, pid, ipc, uts and mount namespaces, a
+ *   filesystem view of its own; the network is shared with the host
+ * - `none`: plain processes of the control plane's user, with its view of the machine
+ */
+export type IsolationLevel = "none" | "namespaces" | "container";
+
 /** What the runtime observes about one sandbox. */
 export type RuntimeState =
   | "starting" // launched, agent server not answering /health (yet, or again: `detail` says why)
@@ -63,6 +72,7 @@ export type SandboxExitListener = (sandboxId: string, detail: string) => void;
 
 export interface SandboxRuntime {
   readonly kind: RuntimeKind;
+  readonly isolation: IsolationLevel;
   /**
    * Launches the sandbox and returns at once (state `starting` or `running`). A sandbox whose
    * agent server died before it was even listening comes back `exited` with `detail`; it still

@@ -37,6 +37,7 @@ interface FoundContainer {
  */
 export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements SandboxRuntime {
   readonly kind = "docker" as const;
+  readonly isolation = "container" as const;
   private readonly docker: Dockerode;
   private readonly defaults: ContainerDefaults;
   private readonly probeTimeoutMs: number;

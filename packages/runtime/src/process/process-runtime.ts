@@ -2,6 +2,7 @@ import { EventEmitter } from "node:events";
 import { readdir, rm } from "node:fs/promises";
 import { probeHealth, waitForHealth } from "../health";
 import type {
+  IsolationLevel,
   RuntimeLogger,
   RuntimeSandbox,
   RuntimeState,
@@ -62,6 +63,7 @@ export type { ProcessRuntimeOptions } from "./process-runtime-options";
  */
 export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implements SandboxRuntime {
   readonly kind = "process" as const;
+  readonly isolation: IsolationLevel = "none";
   private readonly settings: ProcessRuntimeSettings;
   private readonly logger: RuntimeLogger;
   private readonly records = new Map<string, SandboxRecord>();
