@@ -26,7 +26,10 @@ export const defaultConfig: CoreConfig = {
   webhookMaxAttempts: 8,
   webhookBackoffBaseMs: 2_000,
   webhookBackoffMaxMs: 15 * 60_000,
-  webhookConcurrency: 8,
+  webhookConcurrency: 32,
+  webhookConcurrencyPerUser: 4,
+  webhookAllowPrivateNetworks: false,
+  webhookDeniedTargets: [],
   followerReconnectBaseMs: 500,
   followerReconnectMaxMs: 30_000,
 };

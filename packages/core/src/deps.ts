@@ -30,9 +30,22 @@ export interface CoreConfig {
   webhookBackoffMaxMs: number;
   /** Webhook POSTs in flight at once, over all receivers. */
   webhookConcurrency: number;
+  /** Webhook POSTs in flight at once for one user: one user's slow receivers never take every slot. */
+  webhookConcurrencyPerUser: number;
+  /** Let webhooks reach loopback, private and CGNAT addresses (local development only). */
+  webhookAllowPrivateNetworks: boolean;
+  /** Never a webhook destination, whatever else allows: the control plane's own listening address. */
+  webhookDeniedTargets: WebhookTarget[];
+  /** Resolves a webhook's host name to addresses; the system resolver when absent (tests inject one). */
+  webhookResolveHost?: (hostname: string) => Promise<string[]>;
   /** Reconnect n of an event follower waits about base * 2^(n-1) (with jitter), at most max. */
   followerReconnectBaseMs: number;
   followerReconnectMaxMs: number;
+}
+
+export interface WebhookTarget {
+  host: string;
+  port: number;
 }
 
 export interface SandboxStatusChange {
