@@ -8,6 +8,8 @@ export interface ContainerDefaults {
   /** Value of the managed label: which control plane owns the container. */
   instance: string;
   network?: string;
+  /** HostConfig.Runtime (DOCKER_RUNTIME); the daemon's default when undefined. */
+  ociRuntime?: string;
   resources: Required<SandboxResources>;
 }
 
@@ -42,6 +44,7 @@ export function buildContainerConfig(
       // Loopback only, ephemeral port: the sandbox is reachable from this host and nowhere else.
       PortBindings: { [portKey]: [{ HostIp: "127.0.0.1", HostPort: "" }] },
       ...(defaults.network ? { NetworkMode: defaults.network } : {}),
+      ...(defaults.ociRuntime ? { Runtime: defaults.ociRuntime } : {}),
       Memory: memoryBytes,
       // Equal to Memory: no swap on top, so the limit is the limit and OOM comes promptly.
       MemorySwap: memoryBytes,

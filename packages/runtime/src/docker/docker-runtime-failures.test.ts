@@ -1,12 +1,12 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { containerNameFor } from "./labels";
 import {
+  cleanUp,
   createRuntime,
   docker,
   dockerMissing,
   execInContainer,
   executeBash,
-  removeTestContainers,
   startOptions,
   waitFor,
 } from "./test/support";
@@ -21,10 +21,7 @@ describe.skipIf(dockerMissing)("DockerRuntime when containers fail", () => {
       (found) => found.length > 0,
       10_000,
     );
-  afterAll(async () => {
-    await runtime.close();
-    await removeTestContainers();
-  });
+  afterAll(() => cleanUp(runtime));
 
   it("reports a container killed from outside as exited, and brings it back on resume", async () => {
     const options = startOptions();

@@ -1,20 +1,17 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { containerNameFor } from "./labels";
 import {
+  cleanUp,
   createRuntime,
   docker,
   dockerMissing,
   executeBash,
-  removeTestContainers,
   startOptions,
 } from "./test/support";
 
 describe.skipIf(dockerMissing)("DockerRuntime lifecycle", () => {
   const runtime = createRuntime();
-  afterAll(async () => {
-    await runtime.close();
-    await removeTestContainers();
-  });
+  afterAll(() => cleanUp(runtime));
 
   it("starts a sandbox that answers on a loopback-only published port", async () => {
     const options = startOptions({ labels: { team: "blue" } });

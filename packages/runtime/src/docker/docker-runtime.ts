@@ -6,6 +6,7 @@ import { buildContainerConfig, type ContainerDefaults } from "./container-config
 import { readContainerLogTail } from "./container-logs";
 import { describeExit, observeContainer } from "./container-state";
 import { describeDockerError, dockerStatusCode, isNotFound } from "./docker-errors";
+import { HostSetup } from "./host-setup";
 import { assertValidSandboxId, containerNameFor, MANAGED_LABEL, SANDBOX_ID_LABEL } from "./labels";
 import {
   DEFAULT_DOCKER_OPTIONS,
@@ -14,6 +15,7 @@ import {
   type DockerRuntimeOptions,
   silentLogger,
 } from "./options";
+import { isMissingNetworkError, networkNameFor } from "./sandbox-network";
 import { type ContainerExit, ContainerExitWatcher } from "./watch-exits";
 
 export interface DockerRuntimeEvents {
@@ -25,6 +27,12 @@ const DELETED_MEMORY_MS = 60_000;
 
 // Our own deletes are never reported, so any other removal came from outside.
 const REMOVED_OUTSIDE = "the container was removed outside the control plane";
+
+// Leaving the network behind is better than a shutdown that hangs on a silent daemon.
+const CLOSE_CLEANUP_MS = 10_000;
+
+/** The sandbox network disappeared between its check and the container's start. */
+class NetworkGoneError extends Error {}
 
 interface FoundContainer {
   container: Dockerode.Container;
@@ -45,6 +53,7 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
   private readonly stopTimeoutSeconds: number;
   private readonly logger: RuntimeLogger;
   private readonly exitWatcher: ContainerExitWatcher;
+  private readonly hostSetup: HostSetup;
   private readonly deleting = new Set<string>();
   /** FinishedAt of the last exit reported per sandbox, so a replayed event is not reported twice. */
   private readonly reportedExits = new Map<string, string>();
@@ -53,16 +62,25 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
   constructor(options: DockerRuntimeOptions = {}) {
     super();
     this.docker = new Dockerode(options.docker ?? DEFAULT_DOCKER_OPTIONS);
+    const instance = options.instance ?? "default";
     this.defaults = {
       image: options.image ?? DEFAULT_SANDBOX_IMAGE,
-      instance: options.instance ?? "default",
-      network: options.network,
+      instance,
+      network: options.network ?? networkNameFor(instance),
+      ociRuntime: options.ociRuntime,
       resources: { ...DEFAULT_RESOURCES, ...options.defaultResources },
     };
     this.probeTimeoutMs = options.probeTimeoutMs ?? 1000;
     this.resumeTimeoutMs = options.resumeTimeoutMs ?? 30_000;
     this.stopTimeoutSeconds = options.stopTimeoutSeconds ?? 5;
     this.logger = options.logger ?? silentLogger;
+    this.hostSetup = new HostSetup(this.docker, {
+      network: this.defaults.network ?? networkNameFor(instance),
+      instance,
+      firewall: options.hostFirewall ?? "auto",
+      ociRuntime: options.ociRuntime,
+      logger: this.logger,
+    });
     this.exitWatcher = new ContainerExitWatcher(
       this.docker,
       this.defaults.instance,
@@ -76,24 +94,30 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
     });
   }
 
+  /**
+   * Creates the sandbox network (and the host's firewall rules for it) and checks the OCI
+   * runtime, once; `start` does it too. Call it at boot to fail fast on a daemon that cannot host
+   * sandboxes as configured.
+   */
+  async prepare(): Promise<void> {
+    await this.hostSetup.ensure();
+  }
+
   async start(options: StartSandboxOptions): Promise<RuntimeSandbox> {
     const { sandboxId } = options;
     assertValidSandboxId(sandboxId);
     const config = buildContainerConfig(options, this.defaults);
+    await this.hostSetup.ensure();
     let container: Dockerode.Container;
     try {
-      container = await this.docker.createContainer(config);
+      container = await this.createAndStart(sandboxId, config);
     } catch (error) {
-      throw new Error(describeCreateFailure(sandboxId, config.Image ?? "", error));
-    }
-    try {
-      await container.start();
-    } catch (error) {
-      // A container that never started is useless and would block the name: take it away.
-      await container.remove({ force: true }).catch(() => undefined);
-      throw new Error(
-        `sandbox ${sandboxId}: container did not start: ${describeDockerError(error)}`,
-      );
+      if (!(error instanceof NetworkGoneError)) throw error;
+      // Removed under us (by hand, or by a cleanup that saw it unused): create it again, once.
+      this.logger.warn({ sandboxId, network: this.defaults.network }, "sandbox network was gone");
+      this.hostSetup.forget();
+      await this.hostSetup.ensure();
+      container = await this.createAndStart(sandboxId, config);
     }
     this.logger.info(
       { sandboxId, containerId: container.id, image: config.Image },
@@ -208,11 +232,45 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
     return sandboxes.filter((sandbox) => sandbox.state !== "missing");
   }
 
-  /** Stops following exits; every other daemon request used its own connection. */
+  /**
+   * Stops following exits (every other daemon request used its own connection) and removes the
+   * sandbox network if no container is left on it; sandboxes that exist keep running.
+   */
   async close(): Promise<void> {
     this.closed = true;
     this.exitWatcher.stop();
     this.removeAllListeners();
+    let timer: NodeJS.Timeout | undefined;
+    const givenUp = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, CLOSE_CLEANUP_MS);
+    });
+    try {
+      await Promise.race([this.hostSetup.removeIfUnused(), givenUp]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async createAndStart(
+    sandboxId: string,
+    config: Dockerode.ContainerCreateOptions,
+  ): Promise<Dockerode.Container> {
+    let container: Dockerode.Container;
+    try {
+      container = await this.docker.createContainer(config);
+    } catch (error) {
+      const message = describeCreateFailure(sandboxId, config.Image ?? "", error);
+      throw isMissingNetworkError(error) ? new NetworkGoneError(message) : new Error(message);
+    }
+    try {
+      await container.start();
+    } catch (error) {
+      // A container that never started is useless and would block the name: take it away.
+      await container.remove({ force: true }).catch(() => undefined);
+      const message = `sandbox ${sandboxId}: container did not start: ${describeDockerError(error)}`;
+      throw isMissingNetworkError(error) ? new NetworkGoneError(message) : new Error(message);
+    }
+    return container;
   }
 
   /** Reports an exit with the detail `inspect` gives, unless it was ours or is stale. */
@@ -308,6 +366,7 @@ function describeState(sandbox: RuntimeSandbox): string {
 
 function describeCreateFailure(sandboxId: string, image: string, error: unknown): string {
   const message = describeDockerError(error);
+  if (isMissingNetworkError(error)) return `sandbox ${sandboxId}: ${message}`;
   switch (dockerStatusCode(error)) {
     case 404:
       return `sandbox ${sandboxId}: image ${image} is not available locally (build it with \`npm run image\`): ${message}`;

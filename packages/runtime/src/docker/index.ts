@@ -1,4 +1,12 @@
+export {
+  DEFAULT_DOCKER_SOCKET,
+  type DockerConnection,
+  type DockerHostSettings,
+  describeDockerConnection,
+  dockerConnectionFromHost,
+} from "./docker-connection";
 export { DockerRuntime, type DockerRuntimeEvents } from "./docker-runtime";
+export type { HostFirewallMode } from "./host-firewall";
 export { type DockerAvailabilityOptions, isDockerAvailable } from "./is-docker-available";
 export {
   containerNameFor,
@@ -14,3 +22,4 @@ export {
   DEFAULT_SANDBOX_IMAGE,
   type DockerRuntimeOptions,
 } from "./options";
+export { networkNameFor } from "./sandbox-network";

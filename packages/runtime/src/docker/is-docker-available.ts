@@ -1,8 +1,9 @@
 import Dockerode from "dockerode";
-import { DEFAULT_DOCKER_OPTIONS, type DockerRuntimeOptions } from "./options";
+import { type DockerConnection, dockerConnectionFromHost } from "./docker-connection";
 
 export interface DockerAvailabilityOptions {
-  docker?: DockerRuntimeOptions["docker"];
+  /** The endpoint, from `dockerConnectionFromHost(DOCKER_HOST, ...)`; default the local socket. */
+  docker?: DockerConnection;
   /** How long a silent daemon is given (default 1500 ms). */
   timeoutMs?: number;
 }
@@ -11,7 +12,7 @@ export interface DockerAvailabilityOptions {
 export async function isDockerAvailable(options: DockerAvailabilityOptions = {}): Promise<boolean> {
   const timeoutMs = options.timeoutMs ?? 1500;
   const docker = new Dockerode({
-    ...(options.docker ?? DEFAULT_DOCKER_OPTIONS),
+    ...(options.docker ?? dockerConnectionFromHost(undefined)),
     timeout: timeoutMs,
   });
   let timer: NodeJS.Timeout | undefined;

@@ -1,12 +1,13 @@
-import type Dockerode from "dockerode";
 import type { RuntimeLogger, SandboxResources } from "../types";
+import { type DockerConnection, dockerConnectionFromHost } from "./docker-connection";
+import type { HostFirewallMode } from "./host-firewall";
 
 export interface DockerRuntimeOptions {
   /**
-   * How to reach the daemon (socketPath, or host/port/protocol). Default: the local socket
-   * `/var/run/docker.sock`; the app's env.ts decides whether DOCKER_HOST overrides it.
+   * How to reach the daemon: `dockerConnectionFromHost(DOCKER_HOST, {tlsVerify, certPath, ...})`.
+   * Default: the local socket `/var/run/docker.sock`.
    */
-  docker?: Dockerode.DockerOptions;
+  docker?: DockerConnection;
   /** Image for sandboxes whose start options name none. */
   image?: string;
   /**
@@ -16,10 +17,18 @@ export interface DockerRuntimeOptions {
    */
   instance?: string;
   /**
-   * Docker network the containers join (default: Docker's default bridge). It must allow a
-   * published port, so `none` cannot work: the control plane reaches the agent server through it.
+   * Name of the bridge network the sandboxes join (default `sandbox-server-<instance>`). The
+   * runtime creates it on first use, labelled as the instance's, with inter-container traffic
+   * off; an existing network of that name must be such a network of this instance.
    */
   network?: string;
+  /**
+   * Whether the runtime adds host firewall rules that keep sandboxes away from the host's own
+   * addresses (see host-firewall.ts). Default `auto`: where it can, else a warning.
+   */
+  hostFirewall?: HostFirewallMode;
+  /** OCI runtime of the containers (DOCKER_RUNTIME, e.g. `runsc`); default: the daemon's. */
+  ociRuntime?: string;
   /** Limits for sandboxes whose start options leave them out. */
   defaultResources?: SandboxResources;
   /** Budget of the /health probe made by `inspect` (default 1000 ms). */
@@ -40,8 +49,6 @@ export const AGENT_SERVER_PORT = 8000;
 /** Enough for an agent and its commands, small enough that one sandbox cannot starve the host. */
 export const DEFAULT_RESOURCES: Required<SandboxResources> = { cpu: 1, memoryMb: 1024, pids: 512 };
 
-export const DEFAULT_DOCKER_OPTIONS: Dockerode.DockerOptions = {
-  socketPath: "/var/run/docker.sock",
-};
+export const DEFAULT_DOCKER_OPTIONS: DockerConnection = dockerConnectionFromHost(undefined);
 
 export const silentLogger: RuntimeLogger = { info() {}, warn() {}, error() {}, debug() {} };

@@ -4,17 +4,23 @@ import { inject } from "vitest";
 import type { StartSandboxOptions } from "../../types";
 import { DockerRuntime } from "../docker-runtime";
 import { containerNameFor, USER_LABEL_PREFIX } from "../labels";
+import type { DockerRuntimeOptions } from "../options";
+import { testDockerConnection } from "./connection";
+import { runtimeTestInstance, TEST_RUN_KEY } from "./leftovers";
 
 export const skipReason = inject("dockerSkipReason");
 export const sandboxImage = inject("sandboxImage");
+/** The whole run's id (the global teardown removes its containers); see global-setup.ts. */
+export const testRun = inject("testRun");
 export const dockerMissing = skipReason !== "";
 if (dockerMissing) console.warn(`[docker tests] skipping: ${skipReason}`);
 
-/** Marks every container of this test run, so `removeTestContainers` finds them all. */
-const testRun = randomBytes(4).toString("hex");
+/** Marks this file's containers, so `removeTestContainers` takes them and no other file's. */
+const testFile = randomBytes(4).toString("hex");
+const FILE_LABEL = "test-file";
 
 /** Raw daemon access, for the things tests do "from outside" (kill, remove, read settings). */
-export const docker = new Dockerode({ socketPath: "/var/run/docker.sock" });
+export const docker = new Dockerode(testDockerConnection());
 
 export function newSandboxId(): string {
   return `test-${randomBytes(6).toString("hex")}`;
@@ -28,7 +34,11 @@ export function startOptions(overrides: Partial<StartSandboxOptions> = {}): Star
     sessionApiKey: randomBytes(16).toString("hex"),
     env: {},
     ...overrides,
-    labels: { ...overrides.labels, "test-run": testRun },
+    labels: {
+      ...overrides.labels,
+      [TEST_RUN_KEY]: testRun,
+      [FILE_LABEL]: testFile,
+    },
   };
 }
 
@@ -71,19 +81,33 @@ export async function execInContainer(
   return { exitCode: ExitCode, output: Buffer.concat(chunks).toString("utf8") };
 }
 
-export function createRuntime(): DockerRuntime {
-  return new DockerRuntime({ image: sandboxImage, instance: `runtime-test-${testRun}` });
+/** This file's instance: its own network, invisible to other files' runtimes. */
+export const testInstance = runtimeTestInstance(testRun, testFile);
+
+export function createRuntime(options: DockerRuntimeOptions = {}): DockerRuntime {
+  return new DockerRuntime({
+    docker: testDockerConnection(),
+    image: sandboxImage,
+    instance: testInstance,
+    ...options,
+  });
 }
 
 /** Straight through the daemon, independent of the code under test. */
 export async function removeTestContainers(): Promise<void> {
   const containers = await docker.listContainers({
     all: true,
-    filters: { label: [`${USER_LABEL_PREFIX}test-run=${testRun}`] },
+    filters: { label: [`${USER_LABEL_PREFIX}${FILE_LABEL}=${testFile}`] },
   });
   await Promise.all(
     containers.map((summary) => docker.getContainer(summary.Id).remove({ force: true })),
   );
+}
+
+/** The file's afterAll: containers first, so that close() finds the network idle and removes it. */
+export async function cleanUp(runtime: DockerRuntime): Promise<void> {
+  await removeTestContainers();
+  await runtime.close();
 }
 
 export async function waitFor<T>(
