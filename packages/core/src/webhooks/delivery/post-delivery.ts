@@ -1,0 +1,58 @@
+import type { WebhookDeliveryRow, WebhookRow } from "@sandbox-server/db";
+import { type Dispatcher, request } from "undici";
+import { signDelivery } from "../service/sign";
+import { splitCredentials } from "../service/url-credentials";
+import { categorizeError, type FailureCategory } from "./failure-category";
+
+export type Outcome =
+  | { kind: "answered"; statusCode: number }
+  | { kind: "failed"; category: FailureCategory }
+  /** The worker is stopping: the attempt does not count and the row stays pending. */
+  | { kind: "interrupted" };
+
+const USER_AGENT = "sandbox-server-webhooks/1";
+
+export interface PostOptions {
+  dispatcher: Dispatcher;
+  timeoutMs: number;
+  /** Aborted when the worker stops. */
+  stopping: AbortSignal;
+  now: number;
+}
+
+/**
+ * One attempt: POSTs the delivery's payload, signed, to the webhook's URL through `dispatcher`
+ * (whose connector vets every destination). Credentials in the URL go as Basic authentication.
+ */
+export async function postDelivery(
+  hook: WebhookRow,
+  row: WebhookDeliveryRow,
+  options: PostOptions,
+): Promise<Outcome> {
+  const timestamp = String(Math.floor(options.now / 1000));
+  try {
+    const { url, authorization } = splitCredentials(hook.url);
+    const response = await request(url, {
+      method: "POST",
+      dispatcher: options.dispatcher,
+      headers: {
+        "content-type": "application/json",
+        "user-agent": USER_AGENT,
+        ...(authorization ? { authorization } : {}),
+        "x-sandbox-server-signature": signDelivery(hook.secret, timestamp, row.payload),
+        "x-sandbox-server-timestamp": timestamp,
+        "x-sandbox-server-delivery": row.id,
+        "x-sandbox-server-event": row.eventKind,
+      },
+      body: row.payload,
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+      signal: AbortSignal.any([options.stopping, AbortSignal.timeout(options.timeoutMs)]),
+    });
+    await response.body.dump().catch(() => undefined);
+    return { kind: "answered", statusCode: response.statusCode };
+  } catch (error) {
+    if (options.stopping.aborted) return { kind: "interrupted" };
+    return { kind: "failed", category: categorizeError(error) };
+  }
+}
