@@ -1,39 +1,28 @@
-import type { TRPCError } from "@trpc/server";
-import { getHTTPStatusCodeFromError } from "@trpc/server/http";
+import { TRPCError } from "@trpc/server";
+import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
 import { AppError, type ErrorCode, type ErrorIssue, errorCodes } from "./errors";
 
 export interface DescribedError {
-  code: ErrorCode | string;
+  code: ErrorCode;
   status: number;
   message: string;
   issues?: ErrorIssue[];
   details?: Record<string, unknown>;
+  /** `Retry-After` in seconds, when the code has one. */
+  retryAfterSeconds?: number;
 }
 
-interface ZodLikeIssue {
+interface IssueLike {
   path: PropertyKey[];
   message: string;
   code?: string;
 }
 
-function isZodError(value: unknown): value is Error & { issues: ZodLikeIssue[] } {
-  return value instanceof Error && value.name === "ZodError" && "issues" in value;
+function hasIssues(value: unknown): value is Error & { issues: IssueLike[] } {
+  return value instanceof Error && Array.isArray((value as { issues?: unknown }).issues);
 }
 
-/**
- * better-sqlite3's SqliteError for a database another connection holds locked past the busy
- * timeout (SQLITE_BUSY, SQLITE_LOCKED and their extended codes): a transient condition, not a bug.
- */
-function isSqliteBusy(value: unknown): boolean {
-  const code = (value as { code?: unknown } | null)?.code;
-  return (
-    value instanceof Error &&
-    typeof code === "string" &&
-    (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"))
-  );
-}
-
-function toIssues(issues: ZodLikeIssue[]): ErrorIssue[] {
+function toIssues(issues: IssueLike[]): ErrorIssue[] {
   return issues.map((issue) => ({
     path: issue.path.map((p) => (typeof p === "number" ? p : String(p))),
     message: issue.message,
@@ -41,65 +30,94 @@ function toIssues(issues: ZodLikeIssue[]): ErrorIssue[] {
   }));
 }
 
-const genericMessages: Partial<Record<TRPCError["code"], [ErrorCode | string, string]>> = {
-  BAD_REQUEST: ["BAD_REQUEST", "Bad request"],
-  UNAUTHORIZED: ["UNAUTHORIZED", "A valid API key is required"],
-  FORBIDDEN: ["FORBIDDEN", "Not allowed"],
-  NOT_FOUND: ["NOT_FOUND", "Not found"],
-  PARSE_ERROR: ["MALFORMED_JSON", "The request body is not valid JSON"],
-  PAYLOAD_TOO_LARGE: ["PAYLOAD_TOO_LARGE", "The request body is too large"],
-  UNSUPPORTED_MEDIA_TYPE: ["UNSUPPORTED_MEDIA_TYPE", "The request body must be application/json"],
-  METHOD_NOT_SUPPORTED: ["METHOD_NOT_SUPPORTED", "Method not supported"],
+/**
+ * Errors tRPC raises itself (before or around a procedure), by their tRPC code. Any other tRPC
+ * code without one of our errors behind it is internal.
+ */
+const fromTrpcCode: Partial<Record<TRPC_ERROR_CODE_KEY, ErrorCode>> = {
+  PARSE_ERROR: "MALFORMED_JSON",
+  BAD_REQUEST: "BAD_REQUEST",
+  NOT_FOUND: "NOT_FOUND",
+  METHOD_NOT_SUPPORTED: "METHOD_NOT_ALLOWED",
+  PAYLOAD_TOO_LARGE: "PAYLOAD_TOO_LARGE",
+  UNSUPPORTED_MEDIA_TYPE: "UNSUPPORTED_MEDIA_TYPE",
+  TIMEOUT: "REQUEST_TIMEOUT",
 };
 
-/**
- * The single translation from any thrown error to what a client sees: code, HTTP status, message.
- * Unknown errors become a generic 500; their message never leaves the server.
- */
-export function describeError(error: TRPCError): DescribedError {
-  const cause = error.cause;
+/** Errors other packages throw by name (the db package's store errors), so core needs no import. */
+const fromErrorName: Record<string, ErrorCode> = {
+  StoreBusyError: "STORE_BUSY",
+  StoreUnavailableError: "STORE_UNAVAILABLE",
+};
+
+function described(code: ErrorCode, extra: Partial<DescribedError> = {}): DescribedError {
+  const entry: { status: number; message: string; retryAfterSeconds?: number } = errorCodes[code];
+  return {
+    code,
+    status: entry.status,
+    message: entry.message,
+    ...(entry.retryAfterSeconds ? { retryAfterSeconds: entry.retryAfterSeconds } : {}),
+    ...extra,
+  };
+}
+
+function describeCause(cause: unknown): DescribedError | null {
   if (cause instanceof AppError) {
-    return {
-      code: cause.code,
+    return described(cause.code, {
       status: cause.status,
       message: cause.message,
       ...(cause.issues ? { issues: cause.issues } : {}),
       ...(cause.details ? { details: cause.details } : {}),
-    };
+    });
   }
-  if (isZodError(cause)) {
-    return {
-      code: "VALIDATION_FAILED",
-      status: errorCodes.VALIDATION_FAILED.status,
-      message: "Input validation failed",
-      issues: toIssues(cause.issues),
-    };
-  }
-  if (isSqliteBusy(cause)) {
-    return {
-      code: "SERVICE_BUSY",
-      status: errorCodes.SERVICE_BUSY.status,
-      message: "The database is busy; retry shortly",
-    };
-  }
-  if (cause instanceof SyntaxError) {
-    return { code: "MALFORMED_JSON", status: 422, message: "The request body is not valid JSON" };
-  }
-  if (cause instanceof Error && cause.name === "InvalidPageIdError") {
-    return {
-      code: "VALIDATION_FAILED",
-      status: errorCodes.VALIDATION_FAILED.status,
-      message: "Input validation failed",
+  if (!(cause instanceof Error)) return null;
+  const byName = fromErrorName[cause.name];
+  if (byName) return described(byName);
+  if (cause.name === "InvalidPageIdError") {
+    return described("VALIDATION_FAILED", {
       issues: [{ path: ["page_id"], message: "page_id is not valid" }],
-    };
+    });
   }
-  const generic = genericMessages[error.code];
-  if (generic) {
-    const [code, fallback] = generic;
-    const status = code === "MALFORMED_JSON" ? 422 : getHTTPStatusCodeFromError(error);
-    // Messages of errors we raise ourselves (TRPCError without a cause) are safe to show.
-    const message = error.cause === undefined && error.message ? error.message : fallback;
-    return { code, status, message };
+  return null;
+}
+
+/**
+ * The single translation from anything thrown to what a client sees: code, HTTP status, message
+ * (and issues, details, Retry-After), for both surfaces. Only our own errors, the known errors of
+ * other packages, input validation and tRPC's own request errors are described; everything else is
+ * a generic 500 whose message never leaves the server (`code: "INTERNAL"`, the one kind to log).
+ */
+export function describeError(error: unknown): DescribedError {
+  const direct = describeCause(error);
+  if (direct) return direct;
+  if (!(error instanceof TRPCError)) return described("INTERNAL");
+  const fromCause = describeCause(error.cause);
+  if (fromCause) return fromCause;
+  // tRPC's input validation; a failed *output* validation is INTERNAL_SERVER_ERROR, a bug of ours.
+  if (error.code === "BAD_REQUEST" && hasIssues(error.cause)) {
+    return described("VALIDATION_FAILED", { issues: toIssues(error.cause.issues) });
   }
-  return { code: "INTERNAL", status: 500, message: "Internal server error" };
+  // tRPC's reading of a request: a body or `?input=` that does not parse.
+  if (error.code === "BAD_REQUEST" && error.cause instanceof SyntaxError) {
+    return described("MALFORMED_JSON");
+  }
+  const code = fromTrpcCode[error.code];
+  return code ? described(code) : described("INTERNAL");
+}
+
+/** Whether the error is a bug or an outage of ours (logged with its cause), not a client's mistake. */
+export function isInternal(error: DescribedError): boolean {
+  return error.code === "INTERNAL";
+}
+
+/**
+ * Our errors as tRPC errors with the table's tRPC code, the original error as the cause. Without
+ * this tRPC would call every `AppError` INTERNAL_SERVER_ERROR (-32603) on its own.
+ */
+export function toTRPCError(error: TRPCError): TRPCError {
+  const description = describeError(error);
+  if (isInternal(description)) return error;
+  const code = errorCodes[description.code].trpc;
+  if (code === error.code) return error;
+  return new TRPCError({ code, message: description.message, cause: error.cause ?? error });
 }

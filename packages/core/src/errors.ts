@@ -1,36 +1,131 @@
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
 
-/** Stable, machine-readable error codes. Clients branch on these, never on messages. */
+interface ErrorCodeEntry {
+  /** HTTP status on both surfaces (REST status, tRPC `data.httpStatus` and response status). */
+  status: number;
+  /** tRPC error code (JSON-RPC `error.code`); tRPC has no 410, 422 or 431 of its own. */
+  trpc: TRPC_ERROR_CODE_KEY;
+  /** What a client is told when the error's own message is not ours to show. */
+  message: string;
+  /** Sent as `Retry-After` (seconds) with the error. */
+  retryAfterSeconds?: number;
+}
+
+/**
+ * Stable, machine-readable error codes: the one table from a code to its HTTP status and its tRPC
+ * code, used by both surfaces. Clients branch on these codes, never on messages.
+ */
 export const errorCodes = {
-  VALIDATION_FAILED: { status: 422, trpc: "BAD_REQUEST" },
-  MALFORMED_JSON: { status: 422, trpc: "PARSE_ERROR" },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, trpc: "UNSUPPORTED_MEDIA_TYPE" },
-  PAYLOAD_TOO_LARGE: { status: 413, trpc: "PAYLOAD_TOO_LARGE" },
-  UNAUTHORIZED: { status: 401, trpc: "UNAUTHORIZED" },
-  FORBIDDEN: { status: 403, trpc: "FORBIDDEN" },
-  NOT_FOUND: { status: 404, trpc: "NOT_FOUND" },
-  SANDBOX_NOT_FOUND: { status: 404, trpc: "NOT_FOUND" },
-  SANDBOX_SPEC_NOT_FOUND: { status: 404, trpc: "NOT_FOUND" },
-  CONVERSATION_NOT_FOUND: { status: 404, trpc: "NOT_FOUND" },
-  USER_NOT_FOUND: { status: 404, trpc: "NOT_FOUND" },
-  WEBHOOK_NOT_FOUND: { status: 404, trpc: "NOT_FOUND" },
-  API_KEY_NOT_FOUND: { status: 404, trpc: "NOT_FOUND" },
-  LAST_API_KEY: { status: 409, trpc: "CONFLICT" },
-  API_KEY_LIMIT_REACHED: { status: 409, trpc: "CONFLICT" },
-  SPEC_NOT_SUPPORTED: { status: 422, trpc: "BAD_REQUEST" },
-  INVALID_SANDBOX_STATE: { status: 409, trpc: "CONFLICT" },
-  SANDBOX_NOT_RUNNING: { status: 409, trpc: "CONFLICT" },
-  CONVERSATION_ARCHIVED: { status: 410, trpc: "PRECONDITION_FAILED" },
-  SANDBOX_UNAVAILABLE: { status: 503, trpc: "SERVICE_UNAVAILABLE" },
-  SANDBOX_START_FAILED: { status: 503, trpc: "SERVICE_UNAVAILABLE" },
-  SANDBOX_LIMIT_REACHED: { status: 429, trpc: "TOO_MANY_REQUESTS" },
+  BAD_REQUEST: { status: 400, trpc: "BAD_REQUEST", message: "The request is not valid HTTP" },
+  VALIDATION_FAILED: { status: 422, trpc: "BAD_REQUEST", message: "Input validation failed" },
+  MALFORMED_JSON: {
+    status: 422,
+    trpc: "PARSE_ERROR",
+    message: "The request body is not valid JSON",
+  },
+  UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    trpc: "UNSUPPORTED_MEDIA_TYPE",
+    message: "The request body must be application/json",
+  },
+  PAYLOAD_TOO_LARGE: {
+    status: 413,
+    trpc: "PAYLOAD_TOO_LARGE",
+    message: "The request body is too large",
+  },
+  HEADERS_TOO_LARGE: {
+    status: 431,
+    trpc: "BAD_REQUEST",
+    message: "The request line or headers are too large",
+  },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    trpc: "TIMEOUT",
+    message: "The request was not received in time",
+  },
+  METHOD_NOT_ALLOWED: {
+    status: 405,
+    trpc: "METHOD_NOT_SUPPORTED",
+    message: "Method not allowed on this path",
+  },
+  UNAUTHORIZED: { status: 401, trpc: "UNAUTHORIZED", message: "A valid API key is required" },
+  FORBIDDEN: { status: 403, trpc: "FORBIDDEN", message: "Not allowed" },
+  NOT_FOUND: { status: 404, trpc: "NOT_FOUND", message: "Not found" },
+  SANDBOX_NOT_FOUND: { status: 404, trpc: "NOT_FOUND", message: "Sandbox not found" },
+  SANDBOX_SPEC_NOT_FOUND: { status: 404, trpc: "NOT_FOUND", message: "Sandbox spec not found" },
+  CONVERSATION_NOT_FOUND: { status: 404, trpc: "NOT_FOUND", message: "Conversation not found" },
+  USER_NOT_FOUND: { status: 404, trpc: "NOT_FOUND", message: "User not found" },
+  WEBHOOK_NOT_FOUND: { status: 404, trpc: "NOT_FOUND", message: "Webhook not found" },
+  API_KEY_NOT_FOUND: { status: 404, trpc: "NOT_FOUND", message: "API key not found" },
+  LAST_API_KEY: { status: 409, trpc: "CONFLICT", message: "The last API key cannot be revoked" },
+  API_KEY_LIMIT_REACHED: { status: 409, trpc: "CONFLICT", message: "Too many API keys" },
+  SPEC_NOT_SUPPORTED: {
+    status: 422,
+    trpc: "BAD_REQUEST",
+    message: "The sandbox spec is not supported here",
+  },
+  INVALID_SANDBOX_STATE: {
+    status: 409,
+    trpc: "CONFLICT",
+    message: "Not possible in the sandbox's current status",
+  },
+  SANDBOX_NOT_RUNNING: { status: 409, trpc: "CONFLICT", message: "The sandbox is not running" },
+  CONVERSATION_ARCHIVED: {
+    status: 410,
+    trpc: "PRECONDITION_FAILED",
+    message: "The conversation is archived",
+  },
+  SANDBOX_UNAVAILABLE: {
+    status: 503,
+    trpc: "SERVICE_UNAVAILABLE",
+    message: "The sandbox is unavailable",
+  },
+  SANDBOX_START_FAILED: {
+    status: 503,
+    trpc: "SERVICE_UNAVAILABLE",
+    message: "The sandbox could not be started",
+  },
+  SANDBOX_LIMIT_REACHED: {
+    status: 429,
+    trpc: "TOO_MANY_REQUESTS",
+    message: "Sandbox limit reached",
+  },
   /** The agent server answered 4xx; its status is passed through (AppError.status). */
-  AGENT_SERVER_REJECTED: { status: 400, trpc: "BAD_REQUEST" },
-  SERVICE_BUSY: { status: 503, trpc: "SERVICE_UNAVAILABLE" },
-  INTERNAL: { status: 500, trpc: "INTERNAL_SERVER_ERROR" },
-} as const satisfies Record<string, { status: number; trpc: TRPC_ERROR_CODE_KEY }>;
+  AGENT_SERVER_REJECTED: {
+    status: 400,
+    trpc: "BAD_REQUEST",
+    message: "The agent server rejected the request",
+  },
+  /** The store stayed locked (by another writer) past its bound: transient, retry. */
+  STORE_BUSY: {
+    status: 503,
+    trpc: "SERVICE_UNAVAILABLE",
+    message: "The database is busy; retry shortly",
+    retryAfterSeconds: 1,
+  },
+  /** The store cannot be reached (e.g. its server is down). */
+  STORE_UNAVAILABLE: {
+    status: 503,
+    trpc: "SERVICE_UNAVAILABLE",
+    message: "The database is unavailable",
+  },
+  INTERNAL: { status: 500, trpc: "INTERNAL_SERVER_ERROR", message: "Internal server error" },
+} as const satisfies Record<string, ErrorCodeEntry>;
 
 export type ErrorCode = keyof typeof errorCodes;
+
+/** Statuses that are not errors, named (the error statuses live in `errorCodes`). */
+export const HttpStatus = {
+  OK: 200,
+  CREATED: 201,
+  /** `/ready` while starting or shutting down. */
+  NOT_READY: 503,
+} as const;
+
+/** 4xx and 5xx. */
+export function isErrorStatus(status: number): boolean {
+  return status >= 400;
+}
 
 export interface ErrorIssue {
   path: (string | number)[];
@@ -47,7 +142,7 @@ export class AppError extends Error {
 
   constructor(
     code: ErrorCode,
-    message: string,
+    message: string = errorCodes[code].message,
     options: {
       issues?: ErrorIssue[];
       details?: Record<string, unknown>;

@@ -1,7 +1,9 @@
-import { initTRPC, TRPCError } from "@trpc/server";
+import { initTRPC } from "@trpc/server";
+import { TRPC_ERROR_CODES_BY_KEY } from "@trpc/server/rpc";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import type { Context } from "./context";
-import { describeError } from "./describe-error";
+import { describeError, toTRPCError } from "./describe-error";
+import { AppError, errorCodes } from "./errors";
 
 export type Meta = OpenApiMeta<{
   /** HTTP status of a successful REST call (201 for creates); 200 when absent. */
@@ -12,12 +14,12 @@ const t = initTRPC
   .context<Context>()
   .meta<Meta>()
   .create({
-    errorFormatter({ shape, error }) {
+    errorFormatter({ error }) {
       const described = describeError(error);
-      // Replaces tRPC's default data (which carries the stack in development) entirely.
+      // Replaces tRPC's default shape (which carries the stack in development) entirely.
       return {
         message: described.message,
-        code: shape.code,
+        code: TRPC_ERROR_CODES_BY_KEY[errorCodes[described.code].trpc],
         data: {
           code: described.code,
           httpStatus: described.status,
@@ -29,20 +31,25 @@ const t = initTRPC
   });
 
 export const router = t.router;
-export const publicProcedure = t.procedure;
+
+/** First in every procedure's chain: whatever fails below leaves with the table's tRPC code. */
+const mapErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (result.ok) return result;
+  const error = toTRPCError(result.error);
+  return error === result.error ? result : { ...result, error };
+});
+
+export const publicProcedure = t.procedure.use(mapErrors);
 
 /** Procedures that need a valid API key; `ctx.user` is set past this point. */
-export const authedProcedure = t.procedure.use(({ ctx, next }) => {
+export const authedProcedure = publicProcedure.use(({ ctx, next }) => {
   const user = ctx.user;
-  if (!user) {
-    throw new TRPCError({ code: "UNAUTHORIZED", message: "A valid API key is required" });
-  }
+  if (!user) throw new AppError("UNAUTHORIZED");
   return next({ ctx: { ...ctx, user } });
 });
 
 export const adminProcedure = authedProcedure.use(({ ctx, next }) => {
-  if (!ctx.user.isAdmin) {
-    throw new TRPCError({ code: "FORBIDDEN", message: "Only admins may do this" });
-  }
+  if (!ctx.user.isAdmin) throw new AppError("FORBIDDEN", "Only admins may do this");
   return next();
 });
