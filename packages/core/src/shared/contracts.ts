@@ -22,18 +22,45 @@ export function pageOf<T extends z.ZodType>(item: T, name: string) {
 
 export const Timestamp = z.string().describe("UTC ISO 8601 timestamp");
 
-export const Labels = z
-  .record(z.string().min(1).max(63), z.string().max(256))
-  .refine((labels) => Object.keys(labels).length <= 32, "at most 32 labels");
+/**
+ * Keys refused in user-given maps. JSON.parse keeps `__proto__` as an own key, but zod's record (like
+ * any later spread) silently drops it; `constructor` and `prototype` invite the same confusion in
+ * whoever reads the map next. Checked on the input, before the record sees it.
+ */
+const RESERVED_KEYS = ["__proto__", "constructor", "prototype"] as const;
 
-export const EnvVars = z
-  .record(
-    z
-      .string()
-      .regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "environment variable names are identifiers"),
-    z.string().max(32_768),
-  )
-  .refine((env) => Object.keys(env).length <= 128, "at most 128 variables");
+function refusingKeys<T extends z.ZodType>(keys: readonly string[], schema: T) {
+  return z.preprocess((value, ctx) => {
+    if (value === null || typeof value !== "object") return value;
+    for (const key of keys) {
+      if (Object.hasOwn(value, key)) {
+        ctx.addIssue({ code: "custom", path: [key], message: `"${key}" is a reserved key` });
+      }
+    }
+    return value;
+  }, schema);
+}
+
+/** Sandbox labels and conversation metadata. */
+export const Labels = refusingKeys(
+  RESERVED_KEYS,
+  z
+    .record(z.string().min(1).max(63), z.string().max(256))
+    .refine((labels) => Object.keys(labels).length <= 32, "at most 32 labels"),
+);
+
+/** `__proto__` passes the identifier rule but could never arrive (see RESERVED_KEYS). */
+export const EnvVars = refusingKeys(
+  ["__proto__"],
+  z
+    .record(
+      z
+        .string()
+        .regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "environment variable names are identifiers"),
+      z.string().max(32_768),
+    )
+    .refine((env) => Object.keys(env).length <= 128, "at most 128 variables"),
+);
 
 /** `true`/`false` in a query string (z.coerce.boolean would read "false" as true). */
 export const QueryBoolean = z.enum(["true", "false"]).transform((value) => value === "true");
