@@ -1,4 +1,11 @@
 export * from "./docker";
 export * from "./health";
+export {
+  type BwrapSupport,
+  type DetectBwrapOptions,
+  detectBwrap,
+  type UsableBwrap,
+} from "./process/isolation/detect-bwrap";
+export { type CgroupSupport, detectCgroups } from "./process/isolation/detect-cgroups";
 export * from "./process/process-runtime";
 export type * from "./types";

@@ -1,15 +1,14 @@
-import { SANDBOX_MARKER_ENV } from "./sandbox-processes";
-
 export interface AgentServerEnvOptions {
   path: string;
   lang: string;
-  /** The sandbox directory: HOME, and the marker that finds the sandbox's processes. */
-  sandboxDir: string;
+  home: string;
   dataDir: string;
   workspaceDir: string;
   sessionApiKey: string;
   /** Spec and request env; may override PATH, HOME and LANG, nothing the runtime relies on. */
   extra: Record<string, string>;
+  /** Variables the runtime needs to find the processes again (unisolated only). */
+  marker?: Record<string, string>;
 }
 
 /**
@@ -19,13 +18,13 @@ export interface AgentServerEnvOptions {
 export function buildAgentServerEnv(options: AgentServerEnvOptions): Record<string, string> {
   return {
     PATH: options.path,
-    HOME: options.sandboxDir,
+    HOME: options.home,
     LANG: options.lang,
     ...withoutExtraSessionKeys(options.extra),
     SESSION_API_KEY: options.sessionApiKey,
     DATA_DIR: options.dataDir,
     WORKSPACE_DIR: options.workspaceDir,
-    [SANDBOX_MARKER_ENV]: options.sandboxDir,
+    ...options.marker,
   };
 }
 

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { constants } from "node:os";
+import type { Writable } from "node:stream";
 import { findListeningPort, openLogForRun, readLogFrom, readLogTail } from "./agent-server-log";
-import { signalGroup } from "./sandbox-processes";
 
 export interface LaunchOptions {
   /** Full argv, `--port 0 --host ...` included. */
@@ -10,6 +11,12 @@ export interface LaunchOptions {
   logFile: string;
   /** How long the process may take to print its listening line. */
   listenTimeoutMs: number;
+  /** Written to the child's fd 3, which is then closed. */
+  fd3?: Buffer | null;
+  /** The process is a wrapper (bwrap) that exits with 128 + n when its program got signal n. */
+  exitCodesCarrySignals?: boolean;
+  /** Ends every process of this launch (more than the child's group, under bwrap). */
+  killAll: () => Promise<void>;
 }
 
 export interface ExitInfo {
@@ -49,11 +56,12 @@ export async function launchAgentServer(options: LaunchOptions): Promise<Launche
       // Own session and group: signals meant for the control plane (a terminal's Ctrl-C, its
       // group being killed) do not reach the sandbox, which outlives it.
       detached: true,
-      stdio: ["ignore", log.handle.fd, log.handle.fd],
+      stdio: ["ignore", log.handle.fd, log.handle.fd, ...(options.fd3 ? ["pipe" as const] : [])],
     });
     // Before any await: a process that exits at once (a bad command) would otherwise emit
     // 'exit' unheard, and everything waiting on `exited` would wait forever.
-    exited = watchExit(child);
+    exited = watchExit(child, options.exitCodesCarrySignals ?? false);
+    if (options.fd3) writeAndClose(child.stdio[3] as Writable | null, options.fd3);
   } finally {
     await log.handle.close();
   }
@@ -74,7 +82,7 @@ export async function launchAgentServer(options: LaunchOptions): Promise<Launche
   }
   if (exitInfo === null && pid !== undefined) {
     // Alive but silent: not an agent server we can use. Take it down before reporting.
-    signalGroup(pid, "SIGKILL");
+    await options.killAll();
     await exited;
     const tail = await readLogTail(options.logFile, log.offset);
     throw new LaunchFailure(
@@ -100,14 +108,30 @@ export function withOutput(detail: string, tail: string): string {
   return tail === "" ? detail : `${detail}; last output:\n${tail}`;
 }
 
-function watchExit(child: ChildProcess): Promise<ExitInfo> {
+function watchExit(child: ChildProcess, exitCodesCarrySignals: boolean): Promise<ExitInfo> {
   return new Promise((resolve) => {
-    child.once("exit", (code, signal) => resolve({ code, signal }));
+    child.once("exit", (code, signal) =>
+      resolve(exitCodesCarrySignals ? signalFromExitCode({ code, signal }) : { code, signal }),
+    );
     child.on("error", (error) => {
       // 'error' also reports failed kill()s of a live child; only a missing pid means no process.
       if (child.pid === undefined) resolve({ code: null, signal: null, spawnError: error });
     });
   });
+}
+
+/** bwrap's `128 + n` back to "signal n", as the program's death would read without it. */
+export function signalFromExitCode(info: ExitInfo): ExitInfo {
+  if (info.code === null || info.code <= 128) return info;
+  const signal = Object.entries(constants.signals).find(([, n]) => n === (info.code ?? 0) - 128);
+  return signal ? { code: null, signal: signal[0] as NodeJS.Signals } : info;
+}
+
+// A child that exits before reading breaks the pipe; its exit is reported on its own.
+function writeAndClose(stream: Writable | null, data: Buffer): void {
+  if (stream === null) return;
+  stream.on("error", () => undefined);
+  stream.end(data);
 }
 
 async function waitForListeningLine(

@@ -1,5 +1,14 @@
 import path from "node:path";
 import type { RuntimeLogger } from "../types";
+import { detectBwrap, type UsableBwrap } from "./isolation/detect-bwrap";
+import { sandboxUidFor } from "./isolation/sandbox-layout";
+
+/**
+ * - `auto`: under bubblewrap when it is installed and works here, else plain processes
+ * - `bwrap`: under bubblewrap, or the runtime refuses to start
+ * - `none`: plain processes (isolation `none`)
+ */
+export type ProcessSandboxing = "auto" | "bwrap" | "none";
 
 export interface ProcessRuntimeOptions {
   /** Parent of every sandbox directory (`rootDir/<sandboxId>/`). */
@@ -8,6 +17,12 @@ export interface ProcessRuntimeOptions {
   agentServerEntry: string;
   /** Node binary that runs the bundle (default: the one running this code). */
   nodePath?: string;
+  /** Default `auto`. */
+  sandboxing?: ProcessSandboxing;
+  /** The bubblewrap binary (default: `bwrap` on the PATH). */
+  bwrapPath?: string;
+  /** Size of a bubblewrapped sandbox's private /tmp, a tmpfs (default 1024 MB). */
+  tmpSizeMb?: number;
   /** Loopback address agent servers listen on (default 127.0.0.1). */
   host?: string;
   logger?: RuntimeLogger;
@@ -30,8 +45,13 @@ export interface ProcessRuntimeOptions {
 /** The options with their defaults filled in. */
 export interface ProcessRuntimeSettings {
   rootDir: string;
-  /** `node <agent-server entry>`, used unless a start names its own command. */
-  defaultCommand: string[];
+  nodePath: string;
+  agentServerEntry: string;
+  /** bubblewrap when sandboxes run under it, null for plain processes. */
+  bwrap: UsableBwrap | null;
+  /** The sandbox user's uid (and gid) inside its user namespace. */
+  sandboxUid: number;
+  tmpSizeMb: number;
   host: string;
   sandboxPath: string;
   lang: string;
@@ -50,7 +70,11 @@ export function resolveSettings(options: ProcessRuntimeOptions): ProcessRuntimeS
   const nodePath = options.nodePath ?? process.execPath;
   return {
     rootDir: path.resolve(options.rootDir),
-    defaultCommand: [nodePath, path.resolve(options.agentServerEntry)],
+    nodePath,
+    agentServerEntry: path.resolve(options.agentServerEntry),
+    bwrap: resolveBwrap(options, nodePath),
+    sandboxUid: sandboxUidFor(process.getuid?.() ?? 0),
+    tmpSizeMb: options.tmpSizeMb ?? 1024,
     host: options.host ?? "127.0.0.1",
     // The node binary's directory first, so the agent's own commands find `node` too.
     sandboxPath: options.sandboxPath ?? `${path.dirname(nodePath)}:${SYSTEM_PATH}`,
@@ -61,4 +85,17 @@ export function resolveSettings(options: ProcessRuntimeOptions): ProcessRuntimeS
     probeTimeoutMs: options.probeTimeoutMs ?? 1000,
     watchIntervalMs: options.watchIntervalMs ?? 1000,
   };
+}
+
+function resolveBwrap(options: ProcessRuntimeOptions, nodePath: string): UsableBwrap | null {
+  const sandboxing = options.sandboxing ?? "auto";
+  if (sandboxing === "none") return null;
+  const support = detectBwrap({ bwrapPath: options.bwrapPath, nodePath });
+  if (support.usable) return support;
+  if (sandboxing === "bwrap") {
+    throw new Error(
+      `process sandboxes were asked to run under bubblewrap (sandboxing "bwrap"), but it cannot be used: ${support.reason}`,
+    );
+  }
+  return null;
 }

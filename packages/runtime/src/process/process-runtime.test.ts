@@ -3,11 +3,20 @@ import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { StartSandboxOptions } from "../types";
+import { INSIDE } from "./isolation/sandbox-layout";
 import type { ProcessRuntime } from "./process-runtime";
-import { readProcState } from "./read-proc";
-import { readSandboxState, resolveSandboxPaths } from "./sandbox-files";
-import { findSandboxGroups } from "./sandbox-processes";
-import { createConversation, RuntimeFixture, runCommand, sessionHeaders } from "./test/support";
+import { readCmdline, readProcState } from "./read-proc";
+import { readSandboxState, resolveSandboxPaths, type SandboxPaths } from "./sandbox-files";
+import { findSandboxGroups, findSandboxProcesses } from "./sandbox-processes";
+import {
+  agentServerHostPid,
+  createConversation,
+  hostPidOf,
+  RuntimeFixture,
+  readEnviron,
+  runCommand,
+  sessionHeaders,
+} from "./test/support";
 
 const READY_TIMEOUT_MS = 20_000;
 
@@ -41,6 +50,21 @@ async function agentServerPid(rootDir: string, sandboxId: string): Promise<numbe
   const state = await readSandboxState(resolveSandboxPaths(rootDir, sandboxId));
   if (state?.pid == null) throw new Error(`no pid recorded for ${sandboxId}`);
   return state.pid;
+}
+
+/** The directories the agent server is given: inside paths under bubblewrap, host paths without. */
+function expectedDirs(runtime: ProcessRuntime, paths: SandboxPaths) {
+  return runtime.isolation === "namespaces"
+    ? { home: INSIDE.home, dataDir: INSIDE.agentData, workspaceDir: INSIDE.workspace }
+    : { home: paths.dir, dataDir: paths.dataDir, workspaceDir: paths.workspaceDir };
+}
+
+/** Starts `sleep 300` in the background through the agent server; its host pid. */
+async function startSleeper(sandboxDir: string, url: string, sessionApiKey: string) {
+  const pidInside = Number(
+    await runCommand(url, sessionApiKey, "sleep 300 >/dev/null 2>&1 & echo $!"),
+  );
+  return hostPidOf(sandboxDir, pidInside);
 }
 
 /** True when a request to `url` got no answer within a short window (the server is frozen). */
@@ -87,35 +111,36 @@ describe("ProcessRuntime", { timeout: 60_000 }, () => {
     });
     const paths = resolveSandboxPaths(rootDir, options.sandboxId);
 
-    const environ = await readFile(
-      `/proc/${await agentServerPid(rootDir, options.sandboxId)}/environ`,
+    // The agent server's own environment (under bubblewrap, bwrap's carries only the marker).
+    const env = await readEnviron(await agentServerHostPid(paths.dir));
+    // Unisolated: the marker that finds its processes; under bubblewrap: PWD, set by --chdir.
+    const byMode = runtime.isolation === "none" ? ["SANDBOX_DIR"] : ["PWD"];
+    expect(Object.keys(env).sort()).toEqual(
+      [
+        "DATA_DIR",
+        "GREETING",
+        "HOME",
+        "LANG",
+        "PATH",
+        ...byMode,
+        "SESSION_API_KEY",
+        "WORKSPACE_DIR",
+      ].sort(),
     );
-    const env = Object.fromEntries(
-      environ
-        .toString()
-        .split("\0")
-        .filter(Boolean)
-        .map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)]),
-    );
-    expect(Object.keys(env).sort()).toEqual([
-      "DATA_DIR",
-      "GREETING",
-      "HOME",
-      "LANG",
-      "PATH",
-      "SANDBOX_DIR",
-      "SESSION_API_KEY",
-      "WORKSPACE_DIR",
-    ]);
+    const dirs = expectedDirs(runtime, paths);
     expect(env).toMatchObject({
-      HOME: paths.dir,
-      DATA_DIR: paths.dataDir,
-      WORKSPACE_DIR: paths.workspaceDir,
+      HOME: dirs.home,
+      DATA_DIR: dirs.dataDir,
+      WORKSPACE_DIR: dirs.workspaceDir,
       SESSION_API_KEY: options.sessionApiKey,
       GREETING: "hello",
     });
 
-    // The key is kept only in the owner-only secrets file, and never logged.
+    // The key is kept only in the owner-only secrets file, and never logged; no command line
+    // (readable by every user of the host) holds it, bwrap's neither.
+    for (const { pid } of await findSandboxProcesses(paths.dir)) {
+      expect((await readCmdline(pid))?.join(" ")).not.toContain(options.sessionApiKey);
+    }
     expect(await readFile(paths.stateFile, "utf8")).not.toContain(options.sessionApiKey);
     expect((await stat(paths.secretsFile)).mode & 0o777).toBe(0o600);
     expect(JSON.stringify(fixture.logs)).not.toContain(options.sessionApiKey);
@@ -126,14 +151,17 @@ describe("ProcessRuntime", { timeout: 60_000 }, () => {
     const rootDir = await fixture.createRootDir();
     const runtime = fixture.createRuntime(rootDir);
     const { options, url } = await startReady(runtime);
+    const dir = resolveSandboxPaths(rootDir, options.sandboxId).dir;
     // The agent server runs commands in process groups of their own; pause must reach them too.
-    const sleeperPid = Number(
-      await runCommand(url, options.sessionApiKey, "sleep 300 >/dev/null 2>&1 & echo $!"),
-    );
+    const sleeperPid = await startSleeper(dir, url, options.sessionApiKey);
 
     expect(await runtime.pause(options.sandboxId)).toMatchObject({ state: "paused" });
     expect(await runtime.inspect(options.sandboxId)).toMatchObject({ state: "paused" });
     expect(await readProcState(sleeperPid)).toBe("stopped");
+    // Every process of the sandbox, bwrap's own included, is stopped when pause returns.
+    const processes = await findSandboxProcesses(dir);
+    expect(processes.length).toBeGreaterThanOrEqual(runtime.isolation === "none" ? 2 : 4);
+    expect(processes.map((found) => found.state)).toEqual(processes.map(() => "T"));
     expect(await staysSilent(`${url}/health`)).toBe(true);
     expect(await runtime.pause(options.sandboxId)).toMatchObject({ state: "paused" });
 
@@ -150,9 +178,14 @@ describe("ProcessRuntime", { timeout: 60_000 }, () => {
     runtime.on("exit", (sandboxId, detail) => exits.push([sandboxId, detail]));
     const { options, url } = await startReady(runtime);
     const workspace = resolveSandboxPaths(rootDir, options.sandboxId).workspaceDir;
-    const conversationId = await createConversation(url, options.sessionApiKey, workspace);
+    const conversationId = await createConversation(
+      url,
+      options.sessionApiKey,
+      expectedDirs(runtime, resolveSandboxPaths(rootDir, options.sandboxId)).workspaceDir,
+    );
 
-    process.kill(await agentServerPid(rootDir, options.sandboxId), "SIGKILL");
+    // The agent server itself: under bubblewrap, bwrap reports its death as exit code 137.
+    process.kill(await agentServerHostPid(path.dirname(workspace)), "SIGKILL");
     await expect
       .poll(() => runtime.inspect(options.sandboxId), { timeout: 5000 })
       .toMatchObject({
@@ -180,15 +213,14 @@ describe("ProcessRuntime", { timeout: 60_000 }, () => {
     const exits: string[] = [];
     runtime.on("exit", (sandboxId) => exits.push(sandboxId));
     const { options, url } = await startReady(runtime);
-    const pid = await agentServerPid(rootDir, options.sandboxId);
-    const sleeperPid = Number(
-      await runCommand(url, options.sessionApiKey, "sleep 300 >/dev/null 2>&1 & echo $!"),
-    );
+    const dir = resolveSandboxPaths(rootDir, options.sandboxId).dir;
+    const pids = (await findSandboxProcesses(dir)).map((found) => found.pid);
+    const sleeperPid = await startSleeper(dir, url, options.sessionApiKey);
     await runtime.pause(options.sandboxId);
 
     await runtime.delete(options.sandboxId);
-    expect(await readProcState(pid)).toBe("gone");
-    expect(await readProcState(sleeperPid)).toBe("gone");
+    for (const pid of [...pids, sleeperPid]) expect(await readProcState(pid)).toBe("gone");
+    expect(await findSandboxProcesses(dir)).toEqual([]);
     await expect(stat(path.join(rootDir, options.sandboxId))).rejects.toThrow(/ENOENT/);
     expect(await runtime.inspect(options.sandboxId)).toMatchObject({ state: "missing" });
     await expect(runtime.delete(options.sandboxId)).resolves.toBeUndefined();
@@ -203,8 +235,11 @@ describe("ProcessRuntime", { timeout: 60_000 }, () => {
     const { options: paused } = await startReady(first, { labels: { name: "paused" } });
     const { options: dead } = await startReady(first, { labels: { name: "dead" } });
     await first.pause(paused.sandboxId);
+    // The launched process (bwrap under bubblewrap): what it leaves behind is killed too.
     process.kill(await agentServerPid(rootDir, dead.sandboxId), "SIGKILL");
     await expect.poll(async () => (await first.inspect(dead.sandboxId)).state).toBe("exited");
+    const deadDir = resolveSandboxPaths(rootDir, dead.sandboxId).dir;
+    await expect.poll(() => findSandboxProcesses(deadDir)).toEqual([]);
     await first.close();
 
     const second = fixture.createRuntime(rootDir);
@@ -244,7 +279,8 @@ describe("ProcessRuntime", { timeout: 60_000 }, () => {
     second.on("exit", (_sandboxId, detail) => exits.push(detail));
     expect(await second.inspect(options.sandboxId)).toMatchObject({ state: "running" });
 
-    process.kill(await agentServerPid(rootDir, options.sandboxId), "SIGKILL");
+    const dir = resolveSandboxPaths(rootDir, options.sandboxId).dir;
+    process.kill(await agentServerHostPid(dir), "SIGKILL");
     await expect.poll(() => exits, { timeout: 5000 }).toHaveLength(1);
     expect(exits[0]).toMatch(/^agent server exited/);
     expect(await second.inspect(options.sandboxId)).toMatchObject({ state: "exited" });

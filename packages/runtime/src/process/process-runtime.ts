@@ -10,7 +10,8 @@ import type {
   StartSandboxOptions,
 } from "../types";
 import { readLogTail } from "./agent-server-log";
-import { buildAgentServerEnv } from "./build-agent-server-env";
+import { describeOom, prepareRunCgroup, removeRunCgroup } from "./isolation/run-limits";
+import type { SandboxLimits } from "./isolation/sandbox-cgroup";
 import { KeyedLock } from "./keyed-lock";
 import {
   describeExit,
@@ -19,13 +20,13 @@ import {
   launchAgentServer,
   withOutput,
 } from "./launch-agent-server";
+import { planLaunch } from "./plan-launch";
 import {
   type ProcessRuntimeOptions,
   type ProcessRuntimeSettings,
   resolveSettings,
   silentLogger,
 } from "./process-runtime-options";
-import { readProcState } from "./read-proc";
 import {
   assertSafeSandboxId,
   createSandboxDirs,
@@ -38,7 +39,12 @@ import {
   writeSandboxSecrets,
   writeSandboxState,
 } from "./sandbox-files";
-import { killSandboxProcesses, signalSandbox, stopSandboxProcesses } from "./sandbox-processes";
+import {
+  freezeSandbox,
+  killSandboxProcesses,
+  signalSandbox,
+  stopSandboxProcesses,
+} from "./sandbox-processes";
 import {
   type AgentServerRun,
   adoptSandbox,
@@ -52,18 +58,23 @@ export interface ProcessRuntimeEvents {
 
 type Liveness = "alive" | "paused" | "exited";
 
-export type { ProcessRuntimeOptions } from "./process-runtime-options";
+export type { ProcessRuntimeOptions, ProcessSandboxing } from "./process-runtime-options";
+
+/** How long pause waits for Linux to report every process of the sandbox stopped. */
+const FREEZE_TIMEOUT_MS = 2000;
 
 /**
- * Sandboxes as plain processes on this machine: each one an agent server in its own process group
- * and directory. The processes outlive the control plane (`sandbox.json` lets the next one adopt
- * them). Pause is SIGSTOP, so a paused sandbox keeps its memory but uses no CPU; it and delete
- * reach every process of the sandbox, found by the marker in their environment
- * (see sandbox-processes.ts).
+ * Sandboxes as processes on this machine: each one an agent server in its own directory, under
+ * bubblewrap when it can be used here (isolation `namespaces`, see isolation/build-bwrap-args.ts),
+ * else as a plain process group (isolation `none`). The processes outlive the control plane
+ * (`sandbox.json` lets the next one adopt them). Pause is SIGSTOP, so a paused sandbox keeps its
+ * memory but uses no CPU; it and delete reach every process of the sandbox — bwrap's own too —
+ * found by the marker in the launched process's environment (see sandbox-processes.ts). Limits
+ * (pids, memory) are a cgroup's, where cgroups are writable (see README.md).
  */
 export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implements SandboxRuntime {
   readonly kind = "process" as const;
-  readonly isolation: IsolationLevel = "none";
+  readonly isolation: IsolationLevel;
   private readonly settings: ProcessRuntimeSettings;
   private readonly logger: RuntimeLogger;
   private readonly records = new Map<string, SandboxRecord>();
@@ -74,10 +85,14 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
   constructor(options: ProcessRuntimeOptions) {
     super();
     this.settings = resolveSettings(options);
+    this.isolation = this.settings.bwrap ? "namespaces" : "none";
     this.logger = options.logger ?? silentLogger;
   }
 
-  /** `image`, `workingDir` and `resources` do not apply to plain processes and are ignored. */
+  /**
+   * `image` and `workingDir` do not apply and are ignored; of `resources`, `pids` and `memoryMb`
+   * are enforced where cgroups can be used, `cpu` is not.
+   */
   async start(options: StartSandboxOptions): Promise<RuntimeSandbox> {
     const { sandboxId } = options;
     assertSafeSandboxId(sandboxId);
@@ -94,6 +109,8 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
         paths,
         labels: { ...options.labels },
         command: options.command?.length ? [...options.command] : null,
+        limits: limitsOf(options),
+        cgroupName: null,
         secrets,
         run: null,
         exitDetail: null,
@@ -142,12 +159,11 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
         throw new Error(`cannot pause sandbox ${sandboxId}: ${record.exitDetail}`);
       }
       if (liveness === "alive") {
-        // Twice: a process forked while the first round went out is caught by the second.
-        await signalSandbox(record.paths.dir, "SIGSTOP");
-        await signalSandbox(record.paths.dir, "SIGSTOP");
-        // Delivery is asynchronous; report `paused` only once Linux says so.
-        await waitForProcState(record.run.pid, "stopped", 2000);
-        this.logger.info({ sandboxId, pid: record.run.pid }, "sandbox paused");
+        // Every process, not only the launched one: report `paused` once Linux says all are.
+        const frozen = await freezeSandbox(record.paths.dir, FREEZE_TIMEOUT_MS);
+        const fields = { sandboxId, pid: record.run.pid };
+        if (frozen) this.logger.info(fields, "sandbox paused");
+        else this.logger.warn(fields, "sandbox paused, but not every process has stopped yet");
       }
       return this.observe(record);
     });
@@ -178,6 +194,7 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
       if (record) record.deleting = true;
       const { dir } = resolveSandboxPaths(this.settings.rootDir, sandboxId);
       await stopSandboxProcesses(dir, this.settings.stopGraceMs);
+      if (record?.cgroupName) await removeRunCgroup(record.cgroupName);
       await rm(dir, { recursive: true, force: true });
       this.records.delete(sandboxId);
       if (record) this.logger.info({ sandboxId }, "sandbox deleted");
@@ -203,42 +220,50 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
 
   private async launch(record: SandboxRecord, secrets: SandboxSecrets): Promise<void> {
     const { sandboxId, paths } = record;
-    const argv = [
-      ...(record.command ?? this.settings.defaultCommand),
-      "--port",
-      "0",
-      "--host",
-      this.settings.host,
-    ];
-    const env = buildAgentServerEnv({
-      path: this.settings.sandboxPath,
-      lang: this.settings.lang,
-      sandboxDir: paths.dir,
-      dataDir: paths.dataDir,
-      workspaceDir: paths.workspaceDir,
-      sessionApiKey: secrets.sessionApiKey,
-      extra: secrets.env,
-    });
     const state: SandboxState = {
       sandboxId,
       pid: null,
       port: null,
-      argv,
+      argv: [],
       command: record.command,
       labels: record.labels,
+      limits: record.limits,
+      isolation: this.isolation === "namespaces" ? "namespaces" : "none",
+      cgroup: record.cgroupName,
       logOffset: 0,
       startedAt: new Date().toISOString(),
     };
     try {
+      await createSandboxDirs(paths);
+      const cgroup = await prepareRunCgroup(paths.dir, sandboxId, record.limits, this.logger);
+      if (cgroup) record.cgroupName = state.cgroup = cgroup.name;
+      const plan = await planLaunch({
+        settings: this.settings,
+        paths,
+        command: record.command,
+        secrets,
+        cgroupProcsFiles: cgroup?.procsFiles ?? [],
+      });
+      state.argv = plan.argv;
       const launched = await launchAgentServer({
-        argv,
-        env,
-        cwd: paths.workspaceDir,
+        argv: plan.spawnArgv,
+        env: plan.env,
+        cwd: plan.cwd,
+        fd3: plan.fd3,
+        exitCodesCarrySignals: plan.exitCodesCarrySignals,
         logFile: paths.logFile,
         listenTimeoutMs: this.settings.listenTimeoutMs,
+        killAll: () => killSandboxProcesses(paths.dir),
       });
       const { pid, port, logOffset } = launched;
-      const run: AgentServerRun = { pid, port, argv, logOffset, exitRecorded: null };
+      const run: AgentServerRun = {
+        pid,
+        port,
+        argv: plan.argv,
+        logOffset,
+        exitRecorded: null,
+        cgroup,
+      };
       run.exitRecorded = launched.exited
         .then((info) => this.recordChildExit(record, run, info))
         .catch((error: unknown) =>
@@ -249,7 +274,10 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
       state.pid = pid;
       state.port = port;
       state.logOffset = logOffset;
-      this.logger.info({ sandboxId, pid, port }, "agent server launched");
+      this.logger.info(
+        { sandboxId, pid, port, isolation: state.isolation },
+        "agent server launched",
+      );
     } catch (error) {
       // Also the unexpected (spawn refusing its arguments): the sandbox then reports why.
       const detail =
@@ -285,7 +313,8 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
     // A crash's reason is in its output; a signal's is not, and the log would only be noise.
     const crashed = info.signal === null && info.code !== 0 && !record.deleting;
     const tail = crashed ? await readLogTail(record.paths.logFile, run.logOffset) : "";
-    this.recordExit(record, withOutput(describeExit(info), tail));
+    const oom = run.cgroup ? await describeOom(run.cgroup, record.limits) : "";
+    this.recordExit(record, withOutput(`${describeExit(info)}${oom}`, tail));
   }
 
   private recordExit(record: SandboxRecord, detail: string): void {
@@ -393,9 +422,12 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
   }
 }
 
-async function waitForProcState(pid: number, wanted: "stopped", timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline && (await readProcState(pid)) !== wanted) await sleep(10);
+function limitsOf(options: StartSandboxOptions): SandboxLimits {
+  const { pids, memoryMb } = options.resources ?? {};
+  return {
+    ...(pids !== undefined ? { pids } : {}),
+    ...(memoryMb !== undefined ? { memoryMb } : {}),
+  };
 }
 
 function missingSandbox(sandboxId: string): RuntimeSandbox {

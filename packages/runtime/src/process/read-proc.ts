@@ -27,32 +27,53 @@ export async function readCmdline(pid: number): Promise<string[] | null> {
   return cmdline.replace(/\0$/, "").split("\0");
 }
 
+/** A live process as /proc shows it. */
+export interface ProcInfo {
+  pid: number;
+  ppid: number;
+  pgid: number;
+  /** The stat state letter (`S`, `R`, `T`, ...); never a zombie's. */
+  state: string;
+}
+
 /**
- * Every live (non-zombie) process whose initial environment holds `name=value`, with its process
- * group. The environment is inherited by everything the agent server starts — also commands it
- * runs in sessions of their own, and orphans that init adopted — which a walk of the process tree
- * or of one process group would miss. Zombies are left out: they are dead, yet still count for
- * kill(-pgid, 0) until reaped, which for orphans happens on init's schedule.
+ * Every live process whose initial environment holds `name=value`, and every descendant of one.
+ * The environment is inherited by everything the agent server starts — also commands it runs in
+ * sessions of their own, and orphans that init adopted — which a walk of the process tree alone
+ * would miss. The walk adds what dropped the variable from its environment but still descends
+ * from a marked process: under bubblewrap, everything in the sandbox's pid namespace descends
+ * from bwrap's init (orphans there are re-parented to it, never beyond it). Zombies are left out:
+ * they are dead, yet still count for kill(-pgid, 0) until reaped, which for orphans happens on
+ * init's schedule. This process itself is never in the result.
  */
-export async function findProcessesWithEnv(
-  name: string,
-  value: string,
-): Promise<{ pid: number; pgid: number }[]> {
+export async function findProcessTrees(name: string, value: string): Promise<ProcInfo[]> {
   const entry = Buffer.from(`\0${name}=${value}\0`);
   const pids = (await readdir("/proc").catch(() => [])).filter((name) => /^\d+$/.test(name));
-  const found = await Promise.all(
+  const all = await Promise.all(
     pids.map(async (name) => {
       const pid = Number(name);
-      const environ = await readFile(`/proc/${pid}/environ`).catch(() => null);
-      // Entries are NUL-terminated; a leading NUL lets the first one match like the others.
-      if (environ === null || !Buffer.concat([NUL, environ]).includes(entry)) return null;
       const stat = await readProcFile(pid, "stat");
       const fields = stat === null ? null : parseStatFields(stat);
       if (fields === null || fields.state === "Z" || fields.state === "X") return null;
-      return { pid, pgid: fields.pgrp };
+      const environ = await readFile(`/proc/${pid}/environ`).catch(() => null);
+      // Entries are NUL-terminated; a leading NUL lets the first one match like the others.
+      const marked = environ !== null && Buffer.concat([NUL, environ]).includes(entry);
+      return { pid, ppid: fields.ppid, pgid: fields.pgrp, state: fields.state, marked };
     }),
   );
-  return found.filter((process) => process !== null);
+  const live = all.filter((info) => info !== null).filter((info) => info.pid !== process.pid);
+  const found = new Map(live.filter((info) => info.marked).map((info) => [info.pid, info]));
+  // Parents before children is not guaranteed by pid order (pids wrap), so repeat until stable.
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const info of live) {
+      if (!found.has(info.pid) && found.has(info.ppid)) {
+        found.set(info.pid, info);
+        grew = true;
+      }
+    }
+  }
+  return [...found.values()].map(({ pid, ppid, pgid, state }) => ({ pid, ppid, pgid, state }));
 }
 
 /**
@@ -64,12 +85,12 @@ export function parseStatState(stat: string): string | null {
 }
 
 // After "(comm)": state, ppid, pgrp, ...
-function parseStatFields(stat: string): { state: string; pgrp: number } | null {
+function parseStatFields(stat: string): { state: string; ppid: number; pgrp: number } | null {
   const end = stat.lastIndexOf(")");
   if (end === -1) return null;
-  const [state, , pgrp] = stat.slice(end + 2).split(" ");
-  if (!state || pgrp === undefined) return null;
-  return { state, pgrp: Number(pgrp) };
+  const [state, ppid, pgrp] = stat.slice(end + 2).split(" ");
+  if (!state || ppid === undefined || pgrp === undefined) return null;
+  return { state, ppid: Number(ppid), pgrp: Number(pgrp) };
 }
 
 async function readProcFile(pid: number, name: string): Promise<string | null> {

@@ -1,10 +1,13 @@
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
+import type { SandboxLimits } from "./isolation/sandbox-cgroup";
 
 /**
  * The on-disk layout of one process sandbox, `rootDir/<sandboxId>/`:
  * - `workspace/`       WORKSPACE_DIR, where the agent's commands run
  * - `agent-data/`      DATA_DIR, the agent server's conversations and events
+ * - `home/`            HOME under bubblewrap (unisolated, HOME is this directory itself)
+ * - `view/`            files generated for the bubblewrap view (its /etc), read-only inside
  * - `sandbox.json`     what a restarted control plane needs to adopt the process (no secrets)
  * - `secrets.json`     session key and extra env (mode 0600), so an adopted sandbox can be
  *                      restarted with the same key; the agent server itself can read this file,
@@ -15,6 +18,8 @@ export interface SandboxPaths {
   dir: string;
   workspaceDir: string;
   dataDir: string;
+  homeDir: string;
+  viewDir: string;
   stateFile: string;
   secretsFile: string;
   logFile: string;
@@ -26,6 +31,8 @@ export function resolveSandboxPaths(rootDir: string, sandboxId: string): Sandbox
     dir,
     workspaceDir: path.join(dir, "workspace"),
     dataDir: path.join(dir, "agent-data"),
+    homeDir: path.join(dir, "home"),
+    viewDir: path.join(dir, "view"),
     stateFile: path.join(dir, "sandbox.json"),
     secretsFile: path.join(dir, "secrets.json"),
     logFile: path.join(dir, "agent-server.log"),
@@ -43,9 +50,12 @@ export function assertSafeSandboxId(sandboxId: string): void {
   }
 }
 
+/** Idempotent, so a relaunch also completes the directories of a sandbox made by an older runtime. */
 export async function createSandboxDirs(paths: SandboxPaths): Promise<void> {
   await mkdir(paths.workspaceDir, { recursive: true, mode: 0o700 });
   await mkdir(paths.dataDir, { recursive: true, mode: 0o700 });
+  // Where agent-data is mounted inside the bubblewrap view (HOME/.agent-server, as in the image).
+  await mkdir(path.join(paths.homeDir, ".agent-server"), { recursive: true, mode: 0o700 });
 }
 
 export interface SandboxState {
@@ -58,6 +68,12 @@ export interface SandboxState {
   /** The start option `command`, null for the runtime's own `node <agent-server entry>`. */
   command: string[] | null;
   labels: Record<string, string>;
+  /** Limits from the start options, applied again on every relaunch. */
+  limits?: SandboxLimits;
+  /** How this run was launched: under bubblewrap (`namespaces`) or as a plain process. */
+  isolation?: "namespaces" | "none";
+  /** Name of the run's cgroup, when its limits are enforced by one. */
+  cgroup?: string | null;
   /** Where this run's output starts in agent-server.log (for the tail in exit details). */
   logOffset: number;
   startedAt: string;
@@ -116,8 +132,21 @@ function isSandboxState(value: unknown): value is SandboxState {
     isStringArray(value.argv) &&
     (value.command === null || isStringArray(value.command)) &&
     isStringRecord(value.labels) &&
+    (value.limits === undefined || isLimits(value.limits)) &&
+    (value.isolation === undefined ||
+      value.isolation === "namespaces" ||
+      value.isolation === "none") &&
+    (value.cgroup === undefined || value.cgroup === null || typeof value.cgroup === "string") &&
     Number.isInteger(value.logOffset) &&
     typeof value.startedAt === "string"
+  );
+}
+
+function isLimits(value: unknown): value is SandboxLimits {
+  return (
+    isRecord(value) &&
+    (value.pids === undefined || Number.isInteger(value.pids)) &&
+    (value.memoryMb === undefined || typeof value.memoryMb === "number")
   );
 }
 

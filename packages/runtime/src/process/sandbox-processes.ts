@@ -1,28 +1,52 @@
-import { findProcessesWithEnv } from "./read-proc";
+import { findProcessTrees, type ProcInfo } from "./read-proc";
 
 /**
- * Every process of a sandbox carries `SANDBOX_DIR=<its directory>` in its environment: the runtime
- * sets it for the agent server, and everything that starts inherits it. The agent server runs
- * each command in a process group (and session) of its own, so a signal to the agent server's
- * group alone would miss them; this marker finds them all, and, unlike a pid read from a state
- * file, it can never name a stranger's process.
+ * The processes of a sandbox are found from /proc, never from a remembered pid list: the launched
+ * process (the agent server, or bwrap) carries `SANDBOX_DIR=<its directory>` in its environment,
+ * and the sandbox is every process with that marker plus every descendant of one
+ * (see findProcessTrees). The agent server runs each command in a process group and session of
+ * its own, and under bubblewrap the sandbox's processes sit in sessions of bwrap's init, so a
+ * signal to the launched process's group alone would miss most of them. A pid read from a state
+ * file could name a stranger's process after a reboot; the marker cannot.
  */
 export const SANDBOX_MARKER_ENV = "SANDBOX_DIR";
 
+export function findSandboxProcesses(sandboxDir: string): Promise<ProcInfo[]> {
+  return findProcessTrees(SANDBOX_MARKER_ENV, sandboxDir);
+}
+
 /** The process groups holding a live process of the sandbox. */
 export async function findSandboxGroups(sandboxDir: string): Promise<number[]> {
-  const processes = await findProcessesWithEnv(SANDBOX_MARKER_ENV, sandboxDir);
-  return [...new Set(processes.map((found) => found.pgid))];
+  return groupsOf(await findSandboxProcesses(sandboxDir));
 }
 
 /**
- * Sends `signal` to each such group (the whole group: a command's children that dropped the
- * marker from their environment are still in it). Returns how many groups there were.
+ * Sends `signal` to each group holding a process of the sandbox (the whole group: a child that
+ * was forked after the scan is in its parent's group). Returns how many groups there were.
  */
 export async function signalSandbox(sandboxDir: string, signal: NodeJS.Signals): Promise<number> {
   const groups = await findSandboxGroups(sandboxDir);
   for (const pgid of groups) signalGroup(pgid, signal);
   return groups.length;
+}
+
+/**
+ * SIGSTOPs every process of the sandbox, bwrap's own included, and resolves once Linux reports
+ * all of them stopped: true then, false when `timeoutMs` passed first (a process in
+ * uninterruptible sleep stops only when it leaves it). Rescans after each round, because a
+ * process forked while the signals went out is missed by them; once a scan finds only stopped
+ * processes, nothing is left that could fork.
+ */
+export async function freezeSandbox(sandboxDir: string, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const running = (await findSandboxProcesses(sandboxDir)).filter((p) => !isStopped(p.state));
+    if (running.length === 0) return true;
+    if (Date.now() >= deadline) return false;
+    for (const pgid of groupsOf(running)) signalGroup(pgid, "SIGSTOP");
+    // Delivery is asynchronous; give it a moment before the next scan.
+    await sleep(10);
+  }
 }
 
 /**
@@ -37,9 +61,11 @@ export async function stopSandboxProcesses(sandboxDir: string, graceMs: number):
 }
 
 export async function killSandboxProcesses(sandboxDir: string): Promise<void> {
-  if ((await signalSandbox(sandboxDir, "SIGKILL")) === 0) return;
-  // SIGKILL cannot be ignored; the wait only lets the kernel finish.
-  await waitForNoProcesses(sandboxDir, 2000);
+  // SIGKILL cannot be ignored, but a process forked between scan and signal survives a round.
+  for (let round = 0; round < 5; round++) {
+    if ((await signalSandbox(sandboxDir, "SIGKILL")) === 0) return;
+    if (await waitForNoProcesses(sandboxDir, 400)) return;
+  }
 }
 
 /** Sends `signal` to group `pgid`; false when the group no longer exists. */
@@ -53,11 +79,23 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
   }
 }
 
+function groupsOf(processes: ProcInfo[]): number[] {
+  return [...new Set(processes.map((found) => found.pgid))];
+}
+
+function isStopped(state: string): boolean {
+  return state === "T" || state === "t";
+}
+
 async function waitForNoProcesses(sandboxDir: string, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
-  while ((await findSandboxGroups(sandboxDir)).length > 0) {
+  while ((await findSandboxProcesses(sandboxDir)).length > 0) {
     if (Date.now() >= deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 25));
+    await sleep(25);
   }
   return true;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

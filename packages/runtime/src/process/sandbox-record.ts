@@ -1,3 +1,5 @@
+import type { RunCgroup } from "./isolation/run-limits";
+import type { SandboxLimits } from "./isolation/sandbox-cgroup";
 import { type ProcState, readCmdline, readProcState } from "./read-proc";
 import type { SandboxPaths, SandboxSecrets, SandboxState } from "./sandbox-files";
 
@@ -9,6 +11,8 @@ export interface AgentServerRun {
   logOffset: number;
   /** Settles once this run's exit is recorded; null for a process adopted from disk. */
   exitRecorded: Promise<void> | null;
+  /** The run's cgroup, known for runs of this control plane (for an out-of-memory detail). */
+  cgroup: RunCgroup | null;
 }
 
 /** What ProcessRuntime remembers about one sandbox between calls. */
@@ -17,6 +21,9 @@ export interface SandboxRecord {
   paths: SandboxPaths;
   labels: Record<string, string>;
   command: string[] | null;
+  limits: SandboxLimits;
+  /** The sandbox's cgroup, removed on delete; null when no limits were ever enforced. */
+  cgroupName: string | null;
   /** Loaded from disk only when an adopted sandbox has to be restarted. */
   secrets: SandboxSecrets | null;
   run: AgentServerRun | null;
@@ -41,6 +48,8 @@ export async function adoptSandbox(
     paths,
     labels: state.labels,
     command: state.command,
+    limits: state.limits ?? {},
+    cgroupName: state.cgroup ?? null,
     secrets: null,
     run: null,
     exitDetail: "agent server never started",
@@ -48,7 +57,14 @@ export async function adoptSandbox(
     deleting: false,
   };
   if (pid === null || port === null) return record;
-  record.run = { pid, port, argv: state.argv, logOffset: state.logOffset, exitRecorded: null };
+  record.run = {
+    pid,
+    port,
+    argv: state.argv,
+    logOffset: state.logOffset,
+    exitRecorded: null,
+    cgroup: null,
+  };
   const running = (await readRunState(record.run)) !== "gone";
   record.exitDetail = running ? null : `agent server is not running (pid ${pid} is gone)`;
   return record;

@@ -1,9 +1,10 @@
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { RuntimeLogger } from "../../types";
 import { ProcessRuntime, type ProcessRuntimeOptions } from "../process-runtime";
-import { killSandboxProcesses } from "../sandbox-processes";
+import { readCmdline } from "../read-proc";
+import { findSandboxProcesses, killSandboxProcesses } from "../sandbox-processes";
 import { AGENT_SERVER_BUNDLE } from "./build-agent-server";
 
 export { AGENT_SERVER_BUNDLE };
@@ -46,7 +47,11 @@ export class RuntimeFixture {
   async cleanUp(): Promise<void> {
     for (const rootDir of this.rootDirs) {
       const entries = await readdir(rootDir).catch(() => []);
-      const sweeper = new ProcessRuntime({ rootDir, agentServerEntry: AGENT_SERVER_BUNDLE });
+      const sweeper = new ProcessRuntime({
+        rootDir,
+        agentServerEntry: AGENT_SERVER_BUNDLE,
+        sandboxing: "none",
+      });
       await Promise.all(entries.map((id) => sweeper.delete(id)));
       await sweeper.close();
       await Promise.all(entries.map((id) => killSandboxProcesses(path.join(rootDir, id))));
@@ -106,4 +111,37 @@ export async function runCommand(
   if (response.status !== 200) throw new Error(`execute_bash_command: ${response.status}`);
   const body = (await response.json()) as { stdout: string };
   return body.stdout;
+}
+
+/**
+ * The host pid of the sandbox's process that is `pidInside` in its own pid namespace (what
+ * `echo $!` printed inside); the same number for an unisolated sandbox.
+ */
+export async function hostPidOf(sandboxDir: string, pidInside: number): Promise<number> {
+  for (const { pid } of await findSandboxProcesses(sandboxDir)) {
+    const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
+    const nsPids = /^NSpid:\s*(.*)$/m.exec(status)?.[1]?.trim().split(/\s+/) ?? [];
+    if (Number(nsPids.at(-1)) === pidInside) return pid;
+  }
+  throw new Error(`no process ${pidInside} in sandbox ${sandboxDir}`);
+}
+
+/** The host pid of the sandbox's agent server (under bubblewrap, not bwrap's own pid). */
+export async function agentServerHostPid(sandboxDir: string): Promise<number> {
+  for (const { pid } of await findSandboxProcesses(sandboxDir)) {
+    const argv = (await readCmdline(pid)) ?? [];
+    if (argv[1]?.endsWith("agent-server.js")) return pid;
+  }
+  throw new Error(`no agent server runs in sandbox ${sandboxDir}`);
+}
+
+/** A process's initial environment. */
+export async function readEnviron(pid: number): Promise<Record<string, string>> {
+  const environ = await readFile(`/proc/${pid}/environ`, "utf8");
+  return Object.fromEntries(
+    environ
+      .split("\0")
+      .filter(Boolean)
+      .map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)]),
+  );
 }

@@ -1,0 +1,110 @@
+import type { UsableBwrap } from "./detect-bwrap";
+import type { GeneratedFile } from "./sandbox-etc";
+import { INSIDE, SANDBOX_HOSTNAME } from "./sandbox-layout";
+import { hostEtcArgs, systemViewArgs } from "./system-view";
+
+export interface BwrapLaunchInput {
+  bwrap: UsableBwrap;
+  nodePath: string;
+  uid: number;
+  /** Host directories bound read-write. */
+  workspaceDir: string;
+  homeDir: string;
+  agentDataDir: string;
+  /** The sandbox's own /etc files (sandbox-etc.ts). */
+  etcFiles: GeneratedFile[];
+  /** The agent-server bundle and its package.json, when the default command runs. */
+  agentServer: { entry: string; packageJson: string } | null;
+  /** argv inside the sandbox. */
+  command: string[];
+  /** The whole environment inside the sandbox. */
+  env: Record<string, string>;
+  /** Size of the private /tmp (a tmpfs, so memory). */
+  tmpSizeMb: number;
+}
+
+export interface BwrapLaunch {
+  /** bwrap's argv: nothing secret (it is world-readable in /proc/<pid>/cmdline). */
+  argv: string[];
+  /** More arguments for `--args 3`: the environment, which holds the session key. */
+  fd3: Buffer;
+}
+
+/** The file descriptor bwrap reads the secret part of its arguments from. */
+export const ARGS_FD = 3;
+
+/**
+ * bwrap's arguments for one sandbox. Namespaces: user (the sandbox's uid maps to the control
+ * plane's on the host and holds no capabilities), pid, ipc, uts, cgroup, mount — not the network:
+ * the control plane reaches the agent server on 127.0.0.1. No `--die-with-parent`: sandboxes
+ * outlive the control plane and are adopted by the next one. `--new-session` keeps a command from
+ * pushing input into a terminal of ours (TIOCSTI). The root is an empty tmpfs, made read-only at
+ * the end, holding only what is bound into it.
+ */
+export function buildBwrapArgs(input: BwrapLaunchInput): BwrapLaunch {
+  const { bwrap } = input;
+  const uid = String(input.uid);
+  const argv = [
+    bwrap.path,
+    "--unshare-user",
+    "--uid",
+    uid,
+    "--gid",
+    uid,
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+    "--hostname",
+    SANDBOX_HOSTNAME,
+    ...(bwrap.disableUserns ? ["--disable-userns"] : []),
+    "--new-session",
+    ...systemViewArgs(input.nodePath),
+    "--dir",
+    "/etc",
+    ...hostEtcArgs(),
+    ...input.etcFiles.flatMap((file) => ["--ro-bind", file.host, file.inside]),
+    "--proc",
+    "/proc",
+    "--dev",
+    "/dev",
+    ...(bwrap.tmpfsSize ? ["--size", String(input.tmpSizeMb * 1024 * 1024)] : []),
+    "--tmpfs",
+    "/tmp",
+    "--symlink",
+    "/tmp",
+    "/var/tmp",
+    "--bind",
+    input.workspaceDir,
+    INSIDE.workspace,
+    "--bind",
+    input.homeDir,
+    INSIDE.home,
+    "--bind",
+    input.agentDataDir,
+    INSIDE.agentData,
+    ...(input.agentServer
+      ? [
+          "--ro-bind",
+          input.agentServer.entry,
+          INSIDE.agentServerEntry,
+          "--ro-bind",
+          input.agentServer.packageJson,
+          `${INSIDE.agentServerDir}/package.json`,
+        ]
+      : []),
+    "--remount-ro",
+    "/",
+    "--chdir",
+    INSIDE.workspace,
+    "--args",
+    String(ARGS_FD),
+    "--",
+    ...input.command,
+  ];
+  const secret = [
+    "--clearenv",
+    ...Object.entries(input.env).flatMap(([k, v]) => ["--setenv", k, v]),
+  ];
+  return { argv, fd3: Buffer.from(secret.map((arg) => `${arg}\0`).join("")) };
+}

@@ -1,0 +1,139 @@
+import { createHash } from "node:crypto";
+import { mkdir, readFile, rmdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { type CgroupParent, type CgroupSupport, enableControllers } from "./detect-cgroups";
+
+export type UsableCgroups = Extract<CgroupSupport, { usable: true }>;
+
+/** What a sandbox's cgroup enforces; a missing value is no limit. */
+export interface SandboxLimits {
+  pids?: number;
+  memoryMb?: number;
+}
+
+export function hasLimits(limits: SandboxLimits): boolean {
+  return limits.pids !== undefined || limits.memoryMb !== undefined;
+}
+
+/**
+ * The cgroup name of one sandbox: its id plus a hash of its directory, so that two control
+ * planes with different data directories never share one.
+ */
+export function cgroupNameFor(sandboxDir: string, sandboxId: string): string {
+  const hash = createHash("sha256").update(sandboxDir).digest("hex").slice(0, 8);
+  return `${sandboxId}-${hash}`;
+}
+
+/**
+ * Creates (or reuses, on a restart) the sandbox's cgroup in every hierarchy, writes its limits,
+ * and returns the `cgroup.procs` files the launcher must put the sandbox's first process into —
+ * before it forks, so that nothing of the sandbox starts outside.
+ * Memory is RAM plus swap: swap is not a way around the limit.
+ */
+export async function createSandboxCgroup(
+  cgroups: UsableCgroups,
+  name: string,
+  limits: SandboxLimits,
+): Promise<string[]> {
+  const procsFiles: string[] = [];
+  for (const parent of cgroups.parents) {
+    const dir = await makeChild(cgroups, parent, name);
+    for (const controller of parent.controllers) {
+      if (controller === "pids") await writeLimit(dir, "pids.max", String(limits.pids ?? "max"));
+      else await writeMemoryLimit(cgroups.version, dir, limits.memoryMb);
+    }
+    procsFiles.push(path.join(dir, "cgroup.procs"));
+  }
+  return procsFiles;
+}
+
+/**
+ * Removes the sandbox's cgroups once its processes are gone (a dying process keeps a cgroup busy
+ * for a moment), then each parent if no other sandbox uses it.
+ */
+export async function removeSandboxCgroup(cgroups: UsableCgroups, name: string): Promise<void> {
+  for (const parent of cgroups.parents) {
+    await removeDir(path.join(parent.dir, name), 2000);
+    await rmdir(parent.dir).catch(() => undefined);
+  }
+}
+
+/** How many processes of the sandbox the kernel killed for lack of memory so far. */
+export async function readOomKills(cgroups: UsableCgroups, name: string): Promise<number> {
+  const parent = cgroups.parents.find((candidate) => candidate.controllers.includes("memory"));
+  if (!parent) return 0;
+  const file = cgroups.version === 2 ? "memory.events" : "memory.oom_control";
+  const text = await readFile(path.join(parent.dir, name, file), "utf8").catch(() => "");
+  const match = /^oom_kill (\d+)$/m.exec(text);
+  return match ? Number(match[1]) : 0;
+}
+
+async function makeChild(cgroups: UsableCgroups, parent: CgroupParent, name: string) {
+  const dir = path.join(parent.dir, name);
+  // The parent may have been removed by another sandbox's delete in between: one retry.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await mkdir(parent.dir, { recursive: true });
+      if (cgroups.version === 2) await enableControllers(parent.dir);
+      await mkdir(dir, { recursive: true });
+      return dir;
+    } catch (error) {
+      if (attempt > 0 || !isCode(error, "ENOENT")) throw error;
+    }
+  }
+}
+
+async function writeMemoryLimit(version: 1 | 2, dir: string, memoryMb: number | undefined) {
+  const bytes = memoryMb === undefined ? null : String(Math.floor(memoryMb * 1024 * 1024));
+  if (version === 2) {
+    await writeLimit(dir, "memory.max", bytes ?? "max");
+    await writeLimit(dir, "memory.swap.max", bytes === null ? "max" : "0", { optional: true });
+    return;
+  }
+  // v1: memsw (RAM + swap) may never be below the RAM limit, so which goes first depends on
+  // whether a reused cgroup's limit grows or shrinks.
+  const ram = () => writeLimit(dir, "memory.limit_in_bytes", bytes ?? "-1");
+  const total = () =>
+    writeLimit(dir, "memory.memsw.limit_in_bytes", bytes ?? "-1", { optional: true });
+  try {
+    await ram();
+  } catch (error) {
+    if (!isCode(error, "EINVAL")) throw error;
+    await total();
+    await ram();
+  }
+  await total();
+}
+
+async function writeLimit(
+  dir: string,
+  file: string,
+  value: string,
+  options: { optional?: boolean } = {},
+): Promise<void> {
+  try {
+    await writeFile(path.join(dir, file), value);
+  } catch (error) {
+    // Swap accounting is often off (no memsw / swap.max files): RAM alone is limited then.
+    if (options.optional && isCode(error, "ENOENT")) return;
+    throw error;
+  }
+}
+
+async function removeDir(dir: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await rmdir(dir);
+      return;
+    } catch (error) {
+      if (isCode(error, "ENOENT")) return;
+      if (!isCode(error, "EBUSY") || Date.now() >= deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+}
+
+function isCode(error: unknown, code: string): boolean {
+  return error instanceof Error && "code" in error && error.code === code;
+}

@@ -1,0 +1,109 @@
+import { buildAgentServerEnv } from "./build-agent-server-env";
+import { buildBwrapArgs } from "./isolation/build-bwrap-args";
+import { writeBundlePackageJson, writeSandboxEtc } from "./isolation/sandbox-etc";
+import { INSIDE } from "./isolation/sandbox-layout";
+import type { ProcessRuntimeSettings } from "./process-runtime-options";
+import type { SandboxPaths, SandboxSecrets } from "./sandbox-files";
+import { SANDBOX_MARKER_ENV } from "./sandbox-processes";
+
+/** Everything launchAgentServer needs for one run of a sandbox. */
+export interface LaunchPlan {
+  /** What the launched process runs as once started: recorded, compared on adoption. */
+  argv: string[];
+  /** What is spawned: `argv`, or a shell that joins the cgroup first and then execs `argv`. */
+  spawnArgv: string[];
+  env: Record<string, string>;
+  cwd: string;
+  /** Written to the process's fd 3 (bwrap reads the sandbox's environment from there). */
+  fd3: Buffer | null;
+  /** bwrap reports a program killed by signal n as exit code 128 + n. */
+  exitCodesCarrySignals: boolean;
+  isolation: "namespaces" | "none";
+}
+
+export interface PlanInput {
+  settings: ProcessRuntimeSettings;
+  paths: SandboxPaths;
+  /** The start option `command`; null runs the agent-server bundle. */
+  command: string[] | null;
+  secrets: SandboxSecrets;
+  /** `cgroup.procs` files to join before anything else runs (empty: no limits). */
+  cgroupProcsFiles: string[];
+}
+
+/**
+ * How to launch the agent server: under bubblewrap (the sandbox sees /workspace, HOME
+ * /home/agent, its own /etc; the environment travels on fd 3, since bwrap's command line is
+ * readable by every user of the host), or as a plain process carrying the marker that finds its
+ * processes. Either way `--port 0 --host <loopback>` is appended: the port is read from the
+ * listening line, so no other process can take a port picked in advance.
+ */
+export async function planLaunch(input: PlanInput): Promise<LaunchPlan> {
+  const { settings, paths, secrets } = input;
+  const listen = ["--port", "0", "--host", settings.host];
+  const marker = { [SANDBOX_MARKER_ENV]: paths.dir };
+  const envOptions = {
+    path: settings.sandboxPath,
+    lang: settings.lang,
+    sessionApiKey: secrets.sessionApiKey,
+    extra: secrets.env,
+  };
+  if (settings.bwrap === null) {
+    const argv = [...(input.command ?? [settings.nodePath, settings.agentServerEntry]), ...listen];
+    const env = buildAgentServerEnv({
+      ...envOptions,
+      home: paths.dir,
+      dataDir: paths.dataDir,
+      workspaceDir: paths.workspaceDir,
+      marker,
+    });
+    return plan(argv, env, paths.workspaceDir, null, false, "none", input.cgroupProcsFiles);
+  }
+  const etcFiles = await writeSandboxEtc(paths.viewDir, settings.sandboxUid);
+  const agentServer = input.command
+    ? null
+    : {
+        entry: settings.agentServerEntry,
+        packageJson: await writeBundlePackageJson(paths.viewDir, settings.agentServerEntry),
+      };
+  const bwrap = buildBwrapArgs({
+    bwrap: settings.bwrap,
+    nodePath: settings.nodePath,
+    uid: settings.sandboxUid,
+    workspaceDir: paths.workspaceDir,
+    homeDir: paths.homeDir,
+    agentDataDir: paths.dataDir,
+    etcFiles,
+    agentServer,
+    command: [...(input.command ?? [settings.nodePath, INSIDE.agentServerEntry]), ...listen],
+    env: buildAgentServerEnv({
+      ...envOptions,
+      home: INSIDE.home,
+      dataDir: INSIDE.agentData,
+      workspaceDir: INSIDE.workspace,
+    }),
+    tmpSizeMb: settings.tmpSizeMb,
+  });
+  // bwrap itself gets only the marker; what the sandbox gets is set up by --clearenv/--setenv.
+  return plan(bwrap.argv, marker, paths.dir, bwrap.fd3, true, "namespaces", input.cgroupProcsFiles);
+}
+
+// `$$` is the shell's pid, which exec hands on: the launched process starts in the cgroup.
+const JOIN_CGROUPS =
+  'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"';
+
+function plan(
+  argv: string[],
+  env: Record<string, string>,
+  cwd: string,
+  fd3: Buffer | null,
+  exitCodesCarrySignals: boolean,
+  isolation: "namespaces" | "none",
+  cgroupProcsFiles: string[],
+): LaunchPlan {
+  const spawnArgv =
+    cgroupProcsFiles.length === 0
+      ? argv
+      : ["/bin/sh", "-c", JOIN_CGROUPS, "join-cgroup", ...cgroupProcsFiles, "--", ...argv];
+  return { argv, spawnArgv, env, cwd, fd3, exitCodesCarrySignals, isolation };
+}
