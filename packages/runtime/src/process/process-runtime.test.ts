@@ -3,8 +3,9 @@ import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { StartSandboxOptions } from "../types";
+import { detectBwrap } from "./isolation/detect-bwrap";
 import { INSIDE } from "./isolation/sandbox-layout";
-import type { ProcessRuntime } from "./process-runtime";
+import type { ProcessRuntime, ProcessRuntimeOptions } from "./process-runtime";
 import { readCmdline, readProcState } from "./read-proc";
 import { readSandboxState, resolveSandboxPaths, type SandboxPaths } from "./sandbox-files";
 import { findSandboxGroups, findSandboxProcesses } from "./sandbox-processes";
@@ -19,6 +20,9 @@ import {
 } from "./test/support";
 
 const READY_TIMEOUT_MS = 20_000;
+
+/** Under bubblewrap wherever it works (it does in CI: process-runtime-isolation.test.ts). */
+const DEFAULT_ISOLATION = detectBwrap().usable ? "namespaces" : "none";
 
 const fixture = new RuntimeFixture();
 
@@ -77,34 +81,23 @@ async function staysSilent(url: string): Promise<boolean> {
   }
 }
 
-describe("ProcessRuntime", { timeout: 60_000 }, () => {
-  it("starts an agent server that becomes running and guards /api with the session key", async () => {
-    const rootDir = await fixture.createRootDir();
-    const runtime = fixture.createRuntime(rootDir);
-    const options = startOptions();
-
-    const started = await runtime.start(options);
-    expect(started).toMatchObject({ state: "starting", labels: { owner: "user_1" } });
-    expect(started.agentServerUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-
-    const ready = await runtime.waitUntilReady(options.sandboxId, READY_TIMEOUT_MS);
-    expect(ready).toMatchObject({ state: "running", agentServerUrl: started.agentServerUrl });
-    expect(await runtime.inspect(options.sandboxId)).toMatchObject({ state: "running" });
-
-    const url = started.agentServerUrl as string;
-    const health = await fetch(`${url}/health`);
-    expect(await health.json()).toEqual({ status: "ok" });
-    const withKey = await fetch(`${url}/api/conversations/search`, {
-      headers: sessionHeaders(options.sessionApiKey),
+describe.each([
+  { name: "by default", sandboxing: undefined, isolation: DEFAULT_ISOLATION },
+  { name: "unisolated", sandboxing: "none", isolation: "none" },
+] as const)("ProcessRuntime $name", { timeout: 60_000 }, ({ sandboxing, isolation }) => {
+  /** A runtime in this block's mode. */
+  const create = (rootDir: string, options: Partial<ProcessRuntimeOptions> = {}) => {
+    const runtime = fixture.createRuntime(rootDir, {
+      ...options,
+      ...(sandboxing ? { sandboxing } : {}),
     });
-    expect(withKey.status).toBe(200);
-    const withoutKey = await fetch(`${url}/api/conversations/search`);
-    expect(withoutKey.status).toBe(401);
-  });
+    expect(runtime.isolation).toBe(isolation);
+    return runtime;
+  };
 
   it("gives the agent server its own directory and a minimal environment", async () => {
     const rootDir = await fixture.createRootDir();
-    const runtime = fixture.createRuntime(rootDir);
+    const runtime = create(rootDir);
     // A second accepted key through the back door of the extra env is dropped.
     const { options } = await startReady(runtime, {
       env: { GREETING: "hello", OH_SESSION_API_KEYS_0: "another-key" },
@@ -149,7 +142,7 @@ describe("ProcessRuntime", { timeout: 60_000 }, () => {
 
   it("pauses and resumes every process of the sandbox, both idempotently", async () => {
     const rootDir = await fixture.createRootDir();
-    const runtime = fixture.createRuntime(rootDir);
+    const runtime = create(rootDir);
     const { options, url } = await startReady(runtime);
     const dir = resolveSandboxPaths(rootDir, options.sandboxId).dir;
     // The agent server runs commands in process groups of their own; pause must reach them too.
@@ -173,7 +166,7 @@ describe("ProcessRuntime", { timeout: 60_000 }, () => {
 
   it("reports an agent server killed from outside as exited, and resume restarts it with its data", async () => {
     const rootDir = await fixture.createRootDir();
-    const runtime = fixture.createRuntime(rootDir);
+    const runtime = create(rootDir);
     const exits: [string, string][] = [];
     runtime.on("exit", (sandboxId, detail) => exits.push([sandboxId, detail]));
     const { options, url } = await startReady(runtime);
@@ -209,7 +202,7 @@ describe("ProcessRuntime", { timeout: 60_000 }, () => {
 
   it("delete stops every process of the sandbox and removes its directory; twice is fine", async () => {
     const rootDir = await fixture.createRootDir();
-    const runtime = fixture.createRuntime(rootDir);
+    const runtime = create(rootDir);
     const exits: string[] = [];
     runtime.on("exit", (sandboxId) => exits.push(sandboxId));
     const { options, url } = await startReady(runtime);
@@ -230,7 +223,7 @@ describe("ProcessRuntime", { timeout: 60_000 }, () => {
 
   it("a new runtime over the same root adopts running and paused sandboxes, and marks dead ones", async () => {
     const rootDir = await fixture.createRootDir();
-    const first = fixture.createRuntime(rootDir);
+    const first = create(rootDir);
     const { options: running } = await startReady(first, { labels: { name: "running" } });
     const { options: paused } = await startReady(first, { labels: { name: "paused" } });
     const { options: dead } = await startReady(first, { labels: { name: "dead" } });
@@ -242,7 +235,7 @@ describe("ProcessRuntime", { timeout: 60_000 }, () => {
     await expect.poll(() => findSandboxProcesses(deadDir)).toEqual([]);
     await first.close();
 
-    const second = fixture.createRuntime(rootDir);
+    const second = create(rootDir);
     const listed = await second.list();
     const byId = new Map(listed.map((sandbox) => [sandbox.sandboxId, sandbox]));
     expect(listed).toHaveLength(3);
@@ -267,6 +260,32 @@ describe("ProcessRuntime", { timeout: 60_000 }, () => {
       headers: sessionHeaders(dead.sessionApiKey),
     });
     expect(search.status).toBe(200);
+  });
+});
+
+describe("ProcessRuntime", { timeout: 60_000 }, () => {
+  it("starts an agent server that becomes running and guards /api with the session key", async () => {
+    const rootDir = await fixture.createRootDir();
+    const runtime = fixture.createRuntime(rootDir);
+    const options = startOptions();
+
+    const started = await runtime.start(options);
+    expect(started).toMatchObject({ state: "starting", labels: { owner: "user_1" } });
+    expect(started.agentServerUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+
+    const ready = await runtime.waitUntilReady(options.sandboxId, READY_TIMEOUT_MS);
+    expect(ready).toMatchObject({ state: "running", agentServerUrl: started.agentServerUrl });
+    expect(await runtime.inspect(options.sandboxId)).toMatchObject({ state: "running" });
+
+    const url = started.agentServerUrl as string;
+    const health = await fetch(`${url}/health`);
+    expect(await health.json()).toEqual({ status: "ok" });
+    const withKey = await fetch(`${url}/api/conversations/search`, {
+      headers: sessionHeaders(options.sessionApiKey),
+    });
+    expect(withKey.status).toBe(200);
+    const withoutKey = await fetch(`${url}/api/conversations/search`);
+    expect(withoutKey.status).toBe(401);
   });
 
   it("notices when an adopted agent server dies", async () => {
