@@ -81,6 +81,14 @@ export async function execInContainer(
   return { exitCode: ExitCode, output: Buffer.concat(chunks).toString("utf8") };
 }
 
+/** Labels for containers a test creates without the runtime, so the cleanup takes them too. */
+export function testContainerLabels(): Record<string, string> {
+  return {
+    [`${USER_LABEL_PREFIX}${TEST_RUN_KEY}`]: testRun,
+    [`${USER_LABEL_PREFIX}${FILE_LABEL}`]: testFile,
+  };
+}
+
 /** This file's instance: its own network, invisible to other files' runtimes. */
 export const testInstance = runtimeTestInstance(testRun, testFile);
 
