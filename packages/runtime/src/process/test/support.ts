@@ -145,3 +145,42 @@ export async function readEnviron(pid: number): Promise<Record<string, string>> 
       .map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)]),
   );
 }
+
+export interface BashResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a shell command through the agent server: exit code and output. */
+export async function runBash(
+  agentServerUrl: string,
+  sessionApiKey: string,
+  command: string,
+): Promise<BashResult> {
+  const response = await fetch(`${agentServerUrl}/api/bash/execute_bash_command`, {
+    method: "POST",
+    headers: sessionHeaders(sessionApiKey),
+    body: JSON.stringify({ command, timeout: 30 }),
+  });
+  if (response.status !== 200) throw new Error(`execute_bash_command: ${response.status}`);
+  const body = (await response.json()) as {
+    exit_code: number | null;
+    stdout: string | null;
+    stderr: string | null;
+  };
+  return { exitCode: body.exit_code ?? -1, stdout: body.stdout ?? "", stderr: body.stderr ?? "" };
+}
+
+/** Downloads a file through the agent server's file route: status and text. */
+export async function downloadFile(
+  agentServerUrl: string,
+  sessionApiKey: string,
+  file: string,
+): Promise<{ status: number; text: string }> {
+  const response = await fetch(
+    `${agentServerUrl}/api/file/download?path=${encodeURIComponent(file)}`,
+    { headers: sessionHeaders(sessionApiKey) },
+  );
+  return { status: response.status, text: await response.text() };
+}
