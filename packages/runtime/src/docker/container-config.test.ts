@@ -69,6 +69,12 @@ describe("buildContainerConfig", () => {
     expect(config.HostConfig?.NetworkMode).toBe("sandboxes");
   });
 
+  it("sets the OCI runtime only when one is configured", () => {
+    expect(buildContainerConfig(options, defaults).HostConfig?.Runtime).toBeUndefined();
+    const config = buildContainerConfig(options, { ...defaults, ociRuntime: "runsc" });
+    expect(config.HostConfig?.Runtime).toBe("runsc");
+  });
+
   it("rejects limits Docker would refuse or that make no sense", () => {
     expect(() =>
       buildContainerConfig({ ...options, resources: { memoryMb: 1 } }, defaults),
