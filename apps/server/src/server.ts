@@ -3,7 +3,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { bootstrapAdmin, type Core, type CoreConfig, createCore } from "@sandbox-server/core";
-import { createDb } from "@sandbox-server/db";
+import { createSqliteStore } from "@sandbox-server/db";
 import type { SandboxRuntime } from "@sandbox-server/runtime";
 import type { Logger } from "pino";
 import { createApp } from "./http/app";
@@ -35,17 +35,17 @@ export interface RunningServer {
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const { log } = options;
   mkdirSync(options.dataDir, { recursive: true });
-  const db = createDb(path.join(options.dataDir, "sandbox-server.db"), {
+  const store = createSqliteStore(path.join(options.dataDir, "sandbox-server.db"), {
     ...(options.migrationsFolder ? { migrationsFolder: options.migrationsFolder } : {}),
   });
   const core = createCore({
-    db,
+    store,
     runtime: options.runtime,
     log,
     ...(options.config ? { config: options.config } : {}),
     ...(options.defaultImage ? { defaultImage: options.defaultImage } : {}),
   });
-  const { generatedKey } = bootstrapAdmin(core.deps, options.adminApiKey);
+  const { generatedKey } = await bootstrapAdmin(core.deps, options.adminApiKey);
   let adminKeyFile: string | null = null;
   if (generatedKey) {
     adminKeyFile = path.resolve(options.dataDir, "admin-api-key");
@@ -88,7 +88,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         });
         await core.stop();
         await options.runtime.close();
-        db.close();
+        await store.close();
       })();
       return closing;
     },

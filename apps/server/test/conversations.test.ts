@@ -97,7 +97,7 @@ describe("creating and reading conversations", () => {
 
   it("answers 503 with the reason when the sandbox cannot start, leaving nothing behind", async () => {
     const before = (await t.api("GET", "/api/v1/sandboxes/search", { key: bob })).body.items.length;
-    t.server.core.deps.repos.specs.upsert({
+    await t.server.core.deps.repos.specs.upsert({
       id: "broken",
       name: "broken",
       description: "",
@@ -149,11 +149,11 @@ describe("send-message rules", () => {
         expect(other.body.code).toBe("CONVERSATION_NOT_FOUND");
         const repos = t.server.core.deps.repos;
         const orphan = {
-          ...repos.conversations.get(conv.id)!,
+          ...(await repos.conversations.get(conv.id))!,
           id: crypto.randomUUID(),
           sandboxId: "sb_gone",
         };
-        repos.conversations.insert(orphan);
+        await repos.conversations.insert(orphan);
         expect((await send(surface, orphan.id, message("x"))).status).toBe(404);
       });
 
@@ -167,12 +167,12 @@ describe("send-message rules", () => {
         expect(paused.body.message).toContain(`/api/v1/sandboxes/${conv.sandbox_id}/resume`);
         const repos = t.server.core.deps.repos;
         for (const status of ["STARTING", "STOPPING"]) {
-          repos.sandboxes.update(conv.sandbox_id, { status });
+          await repos.sandboxes.update(conv.sandbox_id, { status });
           const res = await send(surface, conv.id, message("x"));
           expect(res.status).toBe(409);
           expect(res.body.message).toContain(status);
         }
-        repos.sandboxes.update(conv.sandbox_id, { status: "PAUSED" });
+        await repos.sandboxes.update(conv.sandbox_id, { status: "PAUSED" });
         await t.api("POST", `/api/v1/sandboxes/${conv.sandbox_id}/resume`, { key: alice });
         expect((await send(surface, conv.id, message("echo back"))).status).toBe(200);
       });

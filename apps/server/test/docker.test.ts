@@ -51,7 +51,7 @@ describe("docker sandboxes", () => {
   });
 
   it("reports a sandbox that hits its memory limit as ERROR with OOM in status_detail", async () => {
-    t.server.core.deps.repos.specs.upsert({
+    await t.server.core.deps.repos.specs.upsert({
       id: "small",
       name: "small",
       description: "128 MiB",

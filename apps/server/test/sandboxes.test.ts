@@ -1,5 +1,6 @@
+import { appRouter, createContextInner } from "@sandbox-server/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { killAgentServer, startTestServer, type TestServer } from "./harness";
+import { ADMIN_KEY, killAgentServer, startTestServer, type TestServer } from "./harness";
 
 let t: TestServer;
 let alice: string;
@@ -80,7 +81,7 @@ describe("sandbox lifecycle", () => {
 
   it("refuses resume and delete of a STOPPING sandbox with 409 and its status", async () => {
     const sandbox = await startRunning(alice);
-    t.server.core.deps.repos.sandboxes.update(sandbox.id, { status: "STOPPING" });
+    await t.server.core.deps.repos.sandboxes.update(sandbox.id, { status: "STOPPING" });
     for (const [method, route] of [
       ["POST", `/api/v1/sandboxes/${sandbox.id}/resume`],
       ["POST", `/api/v1/sandboxes/${sandbox.id}/pause`],
@@ -90,7 +91,7 @@ describe("sandbox lifecycle", () => {
       expect(res.status).toBe(409);
       expect(res.body.message).toContain("STOPPING");
     }
-    t.server.core.deps.repos.sandboxes.update(sandbox.id, { status: "RUNNING" });
+    await t.server.core.deps.repos.sandboxes.update(sandbox.id, { status: "RUNNING" });
     await t.api("DELETE", `/api/v1/sandboxes/${sandbox.id}`, { key: alice });
   });
 
@@ -122,6 +123,39 @@ describe("sandbox lifecycle", () => {
       const second = await limited.api("POST", "/api/v1/sandboxes", { body: {} });
       expect(second.status).toBe(429);
       expect(second.body.code).toBe("SANDBOX_LIMIT_REACHED");
+      // Settled before the server closes, so closing removes it.
+      await limited.waitForStatus(first.body.id, "RUNNING");
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it("never passes the running limit under many concurrent creates", async () => {
+    const limit = 3;
+    const attempts = 40;
+    const limited = await startTestServer({ config: { maxRunningSandboxes: limit } });
+    try {
+      // Through the procedures in-process, so the creates truly overlap (over HTTP they arrive
+      // one by one): every create reads the count before any of them inserts.
+      const caller = appRouter.createCaller(
+        await createContextInner({ deps: limited.server.core.deps, apiKey: ADMIN_KEY }),
+      );
+      const answers = await Promise.allSettled(
+        Array.from({ length: attempts }, () => caller.sandboxes.start({})),
+      );
+      const refused = answers.filter((a) => a.status === "rejected");
+      const started = answers.flatMap((a) => (a.status === "fulfilled" ? [a.value.id] : []));
+      expect(started).toHaveLength(limit);
+      expect(refused).toHaveLength(attempts - limit);
+      for (const answer of refused) {
+        expect(answer.reason).toMatchObject({ cause: { code: "SANDBOX_LIMIT_REACHED" } });
+      }
+      const listed = await limited.api("GET", "/api/v1/sandboxes/search");
+      expect(listed.body.items).toHaveLength(limit);
+      const over = await limited.api("POST", "/api/v1/sandboxes", { body: {} });
+      expect(over.status).toBe(429);
+      // Settled before the server closes, so closing removes them.
+      for (const id of started) await limited.waitForStatus(id, "RUNNING");
     } finally {
       await limited.close();
     }
@@ -148,7 +182,7 @@ describe("search", () => {
         createdAt,
         updatedAt: createdAt,
       });
-    for (let i = 0; i < 5; i++) insert(`sb_page_${i}`, 1000 + i, { n: String(i % 2) });
+    for (let i = 0; i < 5; i++) await insert(`sb_page_${i}`, 1000 + i, { n: String(i % 2) });
     const seen: string[] = [];
     let pageId: string | null = null;
     let pages = 0;
@@ -158,7 +192,7 @@ describe("search", () => {
       expect(res.status).toBe(200);
       seen.push(...res.body.items.map((s: { id: string }) => s.id));
       pageId = res.body.next_page_id;
-      if (pages === 0) insert("sb_page_new", 5000);
+      if (pages === 0) await insert("sb_page_new", 5000);
       pages++;
     } while (pageId);
     expect(pages).toBe(3);

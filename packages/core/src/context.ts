@@ -22,10 +22,10 @@ export interface ContextInput {
 }
 
 /** Transport-agnostic context: used by the express adapters and by `createCaller` in tests. */
-export function createContextInner(input: ContextInput): Context {
+export async function createContextInner(input: ContextInput): Promise<Context> {
   const requestId = input.requestId ?? crypto.randomUUID();
   const keyHash = presentedKeyHash(input.apiKey);
-  const user = keyHash ? (findUserByKeyHash(input.deps, keyHash) ?? null) : null;
+  const user = keyHash ? ((await findUserByKeyHash(input.deps, keyHash)) ?? null) : null;
   return {
     deps: input.deps,
     user,

@@ -1,5 +1,4 @@
-import type { DbHandle } from "@sandbox-server/db";
-import { createRepositories } from "@sandbox-server/db";
+import type { Store } from "@sandbox-server/db";
 import type { SandboxRuntime } from "@sandbox-server/runtime";
 import { AgentServerClient } from "./agent-client";
 import { type CoreConfig, type CoreDeps, createEvents } from "./deps";
@@ -35,7 +34,8 @@ export const defaultConfig: CoreConfig = {
 };
 
 export interface CreateCoreOptions {
-  db: DbHandle;
+  /** The records; the caller opens it and closes it after `stop()`. */
+  store: Store;
   runtime: SandboxRuntime;
   log: Logger;
   config?: Partial<CoreConfig>;
@@ -63,7 +63,7 @@ export interface Core {
 export function createCore(options: CreateCoreOptions): Core {
   const config = { ...defaultConfig, ...options.config };
   const deps: CoreDeps = {
-    repos: createRepositories(options.db.db),
+    repos: options.store,
     runtime: options.runtime,
     agents: new AgentServerClient({ requestTimeoutMs: config.agentRequestTimeoutMs }),
     config,
@@ -73,7 +73,7 @@ export function createCore(options: CreateCoreOptions): Core {
     events: createEvents(),
     activity: new Map(),
     apiKeyCache: new Map(),
-    transaction: (work) => options.db.sqlite.transaction(work)(),
+    transaction: (work) => options.store.transaction(work),
   };
   const supervisor = new SandboxSupervisor(deps);
   const follower = new EventFollower(deps);
@@ -85,19 +85,20 @@ export function createCore(options: CreateCoreOptions): Core {
     follower,
     webhookWorker,
     async start() {
-      for (const spec of builtinSpecs(deps.now(), options.defaultImage))
-        deps.repos.specs.upsert(spec);
+      for (const spec of builtinSpecs(deps.now(), options.defaultImage)) {
+        await deps.repos.specs.upsert(spec);
+      }
       // Before reconciling, so that the status moves it makes reach webhooks and followers too.
       unwatchLifecycle = watchSandboxLifecycle(deps);
       webhookWorker.start();
-      follower.start();
+      await follower.start();
       await supervisor.start();
     },
     async stop() {
       supervisor.stop();
       follower.stop();
       // Events already received are stored, not left for the next start to fetch again.
-      recorderFor(deps).flush();
+      await recorderFor(deps).flush();
       unwatchLifecycle?.();
       await webhookWorker.stop();
       await deps.agents.close();

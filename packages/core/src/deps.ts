@@ -63,6 +63,7 @@ export interface CoreEventMap {
 }
 
 export interface CoreDeps {
+  /** The records (the store port); each call outside `transaction` stands alone. */
   repos: Repositories;
   runtime: SandboxRuntime;
   agents: AgentServerClient;
@@ -75,8 +76,11 @@ export interface CoreDeps {
   activity: Map<string, number>;
   /** Recently verified API keys (by hash) → their user, so a request costs no key lookup. */
   apiKeyCache: Map<string, { user: User; expiresAt: number }>;
-  /** Runs `work` (synchronous repository calls only) in one database transaction. */
-  transaction: <T>(work: () => T) => T;
+  /**
+   * Runs `work` in one store transaction (`Store.transaction`): calls that must hold together go
+   * through `tx`, never `repos`, and nothing slow (no network) is awaited inside.
+   */
+  transaction: <T>(work: (tx: Repositories) => Promise<T>) => Promise<T>;
 }
 
 export function createEvents(): EventEmitter<CoreEventMap> {

@@ -1,4 +1,12 @@
-export * from "./client";
 export * from "./paging";
-export * from "./repositories";
+export type * from "./port/repositories";
+export type * from "./port/rows";
+export * from "./port/store";
 export * as schema from "./schema";
+export * from "./sqlite/client";
+export {
+  createSqliteStore,
+  DEFAULT_BUSY_RETRY_MS,
+  DEFAULT_BUSY_TIMEOUT_MS,
+  type SqliteStoreOptions,
+} from "./sqlite/sqlite-store";

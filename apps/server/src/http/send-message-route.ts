@@ -16,7 +16,7 @@ import { sendDescribedError } from "./rest-errors";
  * `reshapeRestErrors`: errors are written here in their final REST shape.
  */
 export function sendMessageRoute(
-  contextFor: (req: Request) => Context,
+  contextFor: (req: Request) => Promise<Context>,
   onError: (error: TRPCError) => void,
 ) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
@@ -27,7 +27,7 @@ export function sendMessageRoute(
       return;
     }
     try {
-      const caller = appRouter.createCaller(contextFor(req));
+      const caller = appRouter.createCaller(await contextFor(req));
       const output = await caller.conversations.sendMessage({
         ...(body as Record<string, unknown>),
         conversation_id: req.params.conversation_id,

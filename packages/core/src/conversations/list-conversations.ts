@@ -12,7 +12,7 @@ export const listConversations = authedProcedure
   )
   .input(ListConversationsInput)
   .output(AppConversationPage)
-  .query(({ ctx, input }) => {
-    const page = listConversationsVerb(ctx.deps, ctx.user.id, input);
+  .query(async ({ ctx, input }) => {
+    const page = await listConversationsVerb(ctx.deps, ctx.user.id, input);
     return { items: page.items, next_page_id: page.nextPageId };
   });

@@ -1,4 +1,4 @@
-import type { ConversationRow } from "@sandbox-server/db";
+import type { ConversationEventRow, ConversationRow, SandboxRow } from "@sandbox-server/db";
 import WebSocket from "ws";
 import type { CoreDeps } from "../deps";
 import { errorMessage } from "../sandboxes/service/status";
@@ -34,7 +34,7 @@ export class ConversationFollower {
   ) {}
 
   start(): void {
-    this.connect();
+    void this.connect();
   }
 
   stop(): void {
@@ -53,11 +53,28 @@ export class ConversationFollower {
     this.onEnd();
   }
 
-  private connect(): void {
+  private async connect(): Promise<void> {
     if (this.stopped) return;
     const { deps } = this;
-    const conversation = deps.repos.conversations.get(this.conversationId);
-    const sandbox = deps.repos.sandboxes.get(this.sandboxId);
+    let conversation: ConversationRow | undefined;
+    let sandbox: SandboxRow | undefined;
+    let latest: ConversationEventRow | undefined;
+    try {
+      [conversation, sandbox, latest] = await Promise.all([
+        deps.repos.conversations.get(this.conversationId),
+        deps.repos.sandboxes.get(this.sandboxId),
+        deps.repos.conversationEvents.latest(this.conversationId),
+      ]);
+    } catch (error) {
+      deps.log.warn(
+        { conversationId: this.conversationId, reason: errorMessage(error) },
+        "reading a followed conversation failed",
+      );
+      this.scheduleReconnect();
+      return;
+    }
+    // Stopped while reading: a socket opened now would never be closed.
+    if (this.stopped) return;
     if (!conversation || conversation.archived) {
       this.end("conversation archived");
       return;
@@ -66,7 +83,6 @@ export class ConversationFollower {
       this.end("sandbox not running");
       return;
     }
-    const latest = deps.repos.conversationEvents.latest(conversation.id);
     const resend = latest
       ? `resend_mode=since&after_timestamp=${encodeURIComponent(latest.timestamp)}`
       : "resend_mode=all";
@@ -103,7 +119,7 @@ export class ConversationFollower {
     const delay = backoffDelay(this.failures, followerReconnectBaseMs, followerReconnectMaxMs);
     this.retry = setTimeout(() => {
       this.retry = null;
-      this.connect();
+      void this.connect();
     }, delay);
     this.retry.unref();
   }
@@ -125,7 +141,7 @@ export class ConversationFollower {
       if (event.kind === "ConversationStateUpdateEvent" && event.key === "full_state") {
         // Always the first frame: the connection works. Not part of the event log.
         this.failures = 0;
-        this.applyFullState(event.value);
+        void this.applyFullState(event.value);
         return;
       }
       const timestampUs = timestampMicros(event.timestamp);
@@ -159,10 +175,18 @@ export class ConversationFollower {
     }
   }
 
-  private applyFullState(value: unknown): void {
-    const row = this.deps.repos.conversations.get(this.conversationId);
-    const patch = row ? fullStatePatch(row, value) : null;
-    if (patch) this.deps.repos.conversations.update(this.conversationId, patch);
+  private async applyFullState(value: unknown): Promise<void> {
+    try {
+      const row = await this.deps.repos.conversations.get(this.conversationId);
+      const patch = row ? fullStatePatch(row, value) : null;
+      if (patch) await this.deps.repos.conversations.update(this.conversationId, patch);
+    } catch (error) {
+      // Only metadata: the next state update or event sets it again.
+      this.deps.log.warn(
+        { conversationId: this.conversationId, reason: errorMessage(error) },
+        "updating a conversation from its state failed",
+      );
+    }
   }
 }
 

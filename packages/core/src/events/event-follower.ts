@@ -15,18 +15,18 @@ export class EventFollower {
 
   constructor(private readonly deps: CoreDeps) {}
 
-  start(): void {
+  async start(): Promise<void> {
     const { events } = this.deps;
     const onStatus = ({ sandbox }: SandboxStatusChange) =>
-      this.guard(sandbox.id, () => {
-        if (sandbox.status === "RUNNING") this.followSandbox(sandbox);
+      this.guard(sandbox.id, async () => {
+        if (sandbox.status === "RUNNING") await this.followSandbox(sandbox);
         else this.unfollowSandbox(sandbox.id);
       });
     const onDeleted = (sandbox: SandboxRow) =>
-      this.guard(sandbox.id, () => this.unfollowSandbox(sandbox.id));
+      this.guard(sandbox.id, async () => this.unfollowSandbox(sandbox.id));
     const onCreated = (conversation: ConversationRow) =>
-      this.guard(conversation.sandboxId, () => {
-        const sandbox = this.deps.repos.sandboxes.get(conversation.sandboxId);
+      this.guard(conversation.sandboxId, async () => {
+        const sandbox = await this.deps.repos.sandboxes.get(conversation.sandboxId);
         if (sandbox?.status === "RUNNING") this.follow(conversation);
       });
     events.on("sandbox.status_changed", onStatus);
@@ -37,8 +37,8 @@ export class EventFollower {
       events.off("sandbox.deleted", onDeleted);
       events.off("conversation.created", onCreated);
     };
-    for (const sandbox of this.deps.repos.sandboxes.listByStatus(["RUNNING"])) {
-      this.followSandbox(sandbox);
+    for (const sandbox of await this.deps.repos.sandboxes.listByStatus(["RUNNING"])) {
+      await this.guard(sandbox.id, () => this.followSandbox(sandbox));
     }
   }
 
@@ -54,10 +54,15 @@ export class EventFollower {
     return this.followers.has(conversationId);
   }
 
-  private followSandbox(sandbox: SandboxRow): void {
+  private async followSandbox(sandbox: SandboxRow): Promise<void> {
     // Records of another runtime are not supervised here; their agent servers are not ours to dial.
     if (sandbox.runtime !== this.deps.runtime.kind) return;
-    for (const conversation of this.deps.repos.conversations.listBySandbox(sandbox.id)) {
+    const conversations = await this.deps.repos.conversations.listBySandbox(sandbox.id);
+    // The sandbox may have left RUNNING (or the follower stopped) while the list was read.
+    if (!this.unsubscribe) return;
+    const current = await this.deps.repos.sandboxes.get(sandbox.id);
+    if (current?.status !== "RUNNING" || !this.unsubscribe) return;
+    for (const conversation of conversations) {
       if (!conversation.archived) this.follow(conversation);
     }
   }
@@ -85,10 +90,10 @@ export class EventFollower {
     follower.start();
   }
 
-  /** Listeners run inside the move that emitted: a failure here must not break that move. */
-  private guard(sandboxId: string, work: () => void): void {
+  /** Listeners run after the move that emitted: a failure here must not reach that move. */
+  private async guard(sandboxId: string, work: () => Promise<void>): Promise<void> {
     try {
-      work();
+      await work();
     } catch (error) {
       this.deps.log.error({ sandboxId, reason: errorMessage(error) }, "event follower failed");
     }

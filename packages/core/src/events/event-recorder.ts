@@ -17,28 +17,39 @@ export const BATCH_WINDOW_MS = 5;
 /**
  * Batches followed events: everything that arrives within BATCH_WINDOW_MS is stored in a single
  * transaction. One commit per burst instead of one per event keeps event ingestion off the
- * request path's back. `flush` stores what is pending at once (on shutdown).
+ * request path's back. Batches are stored one after another (events that arrive while one is
+ * being stored wait for the next), so a conversation's events are stored in arrival order.
+ * `flush` stores what is pending at once and resolves when everything received is stored (on
+ * shutdown).
  */
 export class EventRecorder {
   private queue: Pending[] = [];
   private timer: NodeJS.Timeout | null = null;
+  /** The batch being stored, and every batch before it. */
+  private storing: Promise<void> = Promise.resolve();
 
   constructor(private readonly deps: CoreDeps) {}
 
   record(pending: Pending): void {
     this.queue.push(pending);
     if (this.timer) return;
-    this.timer = setTimeout(() => this.flush(), BATCH_WINDOW_MS);
+    this.timer = setTimeout(() => void this.flush(), BATCH_WINDOW_MS);
   }
 
-  flush(): void {
+  flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     const batch = this.queue;
-    if (batch.length === 0) return;
-    this.queue = [];
+    if (batch.length > 0) {
+      this.queue = [];
+      this.storing = this.storing.then(() => this.store(batch));
+    }
+    return this.storing;
+  }
+
+  private async store(batch: Pending[]): Promise<void> {
     try {
-      recordEvents(this.deps, batch);
+      await recordEvents(this.deps, batch);
     } catch (error) {
       // Nothing of the batch was stored: each follower reconnects and is sent its events again.
       for (const pending of batch) pending.onError(error);

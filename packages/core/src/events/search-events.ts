@@ -15,7 +15,7 @@ export const searchConversationEvents = authedProcedure
   )
   .input(SearchConversationEventsInput)
   .output(ConversationEventPage)
-  .query(({ ctx, input }) => {
-    const page = searchEventsVerb(ctx.deps, ctx.user.id, input);
+  .query(async ({ ctx, input }) => {
+    const page = await searchEventsVerb(ctx.deps, ctx.user.id, input);
     return { items: page.items, next_page_id: page.nextPageId };
   });

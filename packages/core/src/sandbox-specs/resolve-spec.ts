@@ -2,9 +2,12 @@ import type { SandboxSpecRow } from "@sandbox-server/db";
 import type { CoreDeps } from "../deps";
 import { AppError } from "../errors";
 
-export function resolveSpec(deps: CoreDeps, specId: string | undefined): SandboxSpecRow {
+export async function resolveSpec(
+  deps: CoreDeps,
+  specId: string | undefined,
+): Promise<SandboxSpecRow> {
   const id = specId ?? deps.config.defaultSpecId;
-  const spec = deps.repos.specs.get(id);
+  const spec = await deps.repos.specs.get(id);
   if (!spec) throw new AppError("SANDBOX_SPEC_NOT_FOUND", `Sandbox spec ${id} was not found`);
   if (spec.runtime !== "any" && spec.runtime !== deps.runtime.kind) {
     throw new AppError(

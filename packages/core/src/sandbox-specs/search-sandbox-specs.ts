@@ -12,7 +12,7 @@ export const searchSandboxSpecs = authedProcedure
   )
   .input(SearchSandboxSpecsInput)
   .output(SandboxSpecPage)
-  .query(({ ctx, input }) => {
-    const page = ctx.deps.repos.specs.search({ limit: input.limit, pageId: input.page_id });
+  .query(async ({ ctx, input }) => {
+    const page = await ctx.deps.repos.specs.search({ limit: input.limit, pageId: input.page_id });
     return toPageOut(page, toSandboxSpec);
   });

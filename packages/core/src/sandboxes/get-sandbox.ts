@@ -13,4 +13,6 @@ export const getSandbox = authedProcedure
   )
   .input(SandboxIdInput)
   .output(Sandbox)
-  .query(({ ctx, input }) => toSandbox(findOwnedSandbox(ctx.deps, ctx.user.id, input.id)));
+  .query(async ({ ctx, input }) =>
+    toSandbox(await findOwnedSandbox(ctx.deps, ctx.user.id, input.id)),
+  );

@@ -12,8 +12,8 @@ export const searchSandboxes = authedProcedure
   )
   .input(SearchSandboxesInput)
   .output(SandboxPage)
-  .query(({ ctx, input }) => {
-    const page = ctx.deps.repos.sandboxes.search(
+  .query(async ({ ctx, input }) => {
+    const page = await ctx.deps.repos.sandboxes.search(
       {
         ownerId: ctx.user.id,
         status: input.status,

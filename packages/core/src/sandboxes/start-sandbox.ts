@@ -16,4 +16,6 @@ export const startSandbox = authedProcedure
   )
   .input(StartSandboxInput)
   .output(Sandbox)
-  .mutation(({ ctx, input }) => toSandbox(startSandboxVerb(ctx.deps, ctx.user.id, input).row));
+  .mutation(async ({ ctx, input }) =>
+    toSandbox((await startSandboxVerb(ctx.deps, ctx.user.id, input)).row),
+  );

@@ -33,15 +33,25 @@ export class SandboxSupervisor {
 
   /** The runtime saw a sandbox end unasked (crash, OOM, killed): check it now, not at the next tick. */
   private readonly onExit = (sandboxId: string): void => {
-    const row = this.deps.repos.sandboxes.get(sandboxId);
-    if (row && (row.status === "RUNNING" || row.status === "PAUSED")) void this.check(row);
+    void this.checkExited(sandboxId);
   };
+
+  private async checkExited(sandboxId: string): Promise<void> {
+    try {
+      const row = await this.deps.repos.sandboxes.get(sandboxId);
+      if (row && (row.status === "RUNNING" || row.status === "PAUSED")) await this.check(row);
+    } catch (error) {
+      this.deps.log.error({ sandboxId, reason: errorMessage(error) }, "exit check failed");
+    }
+  }
 
   /** Compares every record with what the runtime runs, and fixes both sides. */
   async reconcile(): Promise<void> {
     const { deps } = this;
     const observed = new Map((await deps.runtime.list()).map((s) => [s.sandboxId, s]));
-    const records = deps.repos.sandboxes.listAll().filter((r) => r.runtime === deps.runtime.kind);
+    const records = (await deps.repos.sandboxes.listAll()).filter(
+      (r) => r.runtime === deps.runtime.kind,
+    );
     const known = new Set(records.map((r) => r.id));
     for (const id of observed.keys()) {
       if (known.has(id)) continue;
@@ -57,7 +67,7 @@ export class SandboxSupervisor {
 
   private async reconcileOne(row: SandboxRow, seen: RuntimeSandbox | undefined): Promise<void> {
     const { deps } = this;
-    const current = deps.repos.sandboxes.get(row.id);
+    const current = await deps.repos.sandboxes.get(row.id);
     if (!current) return;
     if (current.status === "STOPPING") {
       // A delete was interrupted: finish it.
@@ -72,21 +82,21 @@ export class SandboxSupervisor {
       await deps.runtime.delete(row.id).catch((error: unknown) => {
         deps.log.error({ sandboxId: row.id, reason: errorMessage(error) }, "cleanup failed");
       });
-      updateSandbox(deps, row.id, {
+      await updateSandbox(deps, row.id, {
         status: "ERROR",
         statusDetail: "The sandbox vanished while the control plane was down",
       });
       return;
     }
     if (state.agentServerUrl && state.agentServerUrl !== current.agentServerUrl) {
-      updateSandbox(deps, row.id, { agentServerUrl: state.agentServerUrl });
+      await updateSandbox(deps, row.id, { agentServerUrl: state.agentServerUrl });
     }
     if (current.status === "STARTING" && state.state === "starting") {
       // The start was interrupted by a restart: finish waiting for it in the background.
       void this.finishStart(current.id);
       return;
     }
-    this.apply(current, state, true);
+    await this.apply(current, state, true);
   }
 
   private async finishStart(id: string): Promise<void> {
@@ -94,12 +104,14 @@ export class SandboxSupervisor {
     try {
       const ready = await deps.runtime.waitUntilReady(id, deps.config.sandboxStartTimeoutMs);
       await deps.locks.run(id, async () => {
-        markRunning(deps, id, ready.agentServerUrl);
+        await markRunning(deps, id, ready.agentServerUrl);
       });
     } catch (error) {
-      updateSandbox(deps, id, {
+      await updateSandbox(deps, id, {
         status: "ERROR",
         statusDetail: `Failed to start: ${errorMessage(error)}`,
+      }).catch((cause: unknown) => {
+        deps.log.error({ sandboxId: id, reason: errorMessage(cause) }, "recording ERROR failed");
       });
     }
   }
@@ -109,9 +121,9 @@ export class SandboxSupervisor {
     if (this.ticking) return;
     this.ticking = true;
     try {
-      const rows = this.deps.repos.sandboxes
-        .listByStatus(["RUNNING", "PAUSED"])
-        .filter((r) => r.runtime === this.deps.runtime.kind);
+      const rows = (await this.deps.repos.sandboxes.listByStatus(["RUNNING", "PAUSED"])).filter(
+        (r) => r.runtime === this.deps.runtime.kind,
+      );
       await Promise.all(rows.map((row) => this.check(row)));
       await this.pauseIdle();
     } catch (error) {
@@ -126,12 +138,12 @@ export class SandboxSupervisor {
     if (!state) return;
     // Re-read under the lock: a pause/resume/delete may have moved it meanwhile.
     await this.deps.locks.run(row.id, async () => {
-      const current = this.deps.repos.sandboxes.get(row.id);
-      if (current && current.status === row.status) this.apply(current, state, false);
+      const current = await this.deps.repos.sandboxes.get(row.id);
+      if (current && current.status === row.status) await this.apply(current, state, false);
     });
   }
 
-  private apply(row: SandboxRow, state: RuntimeSandbox, recovering: boolean): void {
+  private async apply(row: SandboxRow, state: RuntimeSandbox, recovering: boolean): Promise<void> {
     const { deps } = this;
     if (state.state === "exited" || state.state === "missing") {
       this.unhealthySince.delete(row.id);
@@ -139,17 +151,17 @@ export class SandboxSupervisor {
         state.state === "missing"
           ? `The sandbox vanished: ${state.detail ?? "removed outside the control plane"}`
           : (state.detail ?? "The sandbox exited");
-      updateSandbox(deps, row.id, { status: "ERROR", statusDetail: detail });
+      await updateSandbox(deps, row.id, { status: "ERROR", statusDetail: detail });
       return;
     }
     if (state.state === "paused") {
       this.unhealthySince.delete(row.id);
-      if (row.status !== "PAUSED") updateSandbox(deps, row.id, { status: "PAUSED" });
+      if (row.status !== "PAUSED") await updateSandbox(deps, row.id, { status: "PAUSED" });
       return;
     }
     if (state.state === "running") {
       this.unhealthySince.delete(row.id);
-      if (row.status !== "RUNNING") markRunning(deps, row.id, state.agentServerUrl);
+      if (row.status !== "RUNNING") await markRunning(deps, row.id, state.agentServerUrl);
       return;
     }
     // "starting": alive but not answering /health.
@@ -158,7 +170,7 @@ export class SandboxSupervisor {
     this.unhealthySince.set(row.id, since);
     if (deps.now() - since >= deps.config.healthGraceMs) {
       this.unhealthySince.delete(row.id);
-      updateSandbox(deps, row.id, {
+      await updateSandbox(deps, row.id, {
         status: "ERROR",
         statusDetail: `The agent server stopped answering its health check for ${deps.config.healthGraceMs} ms`,
       });
@@ -170,14 +182,17 @@ export class SandboxSupervisor {
     const idleMs = deps.config.idleAutoPauseMs;
     if (idleMs === null) return;
     const now = deps.now();
-    for (const row of deps.repos.sandboxes.listByStatus(["RUNNING"])) {
+    for (const row of await deps.repos.sandboxes.listByStatus(["RUNNING"])) {
       const last = Math.max(deps.activity.get(row.id) ?? 0, row.lastActivityAt ?? 0, row.updatedAt);
       if (now - last < idleMs) continue;
       await deps.locks.run(row.id, async () => {
-        const current = deps.repos.sandboxes.get(row.id);
+        const current = await deps.repos.sandboxes.get(row.id);
         if (current?.status !== "RUNNING") return;
         await deps.runtime.pause(row.id);
-        updateSandbox(deps, row.id, { status: "PAUSED", statusDetail: "Paused after being idle" });
+        await updateSandbox(deps, row.id, {
+          status: "PAUSED",
+          statusDetail: "Paused after being idle",
+        });
       });
     }
   }

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { ApiKey, User } from "@sandbox-server/db";
+import type { ApiKey, Repositories, User } from "@sandbox-server/db";
 import type { CoreDeps } from "../deps";
 import { AppError } from "../errors";
 import { newId } from "../shared/ids";
@@ -26,37 +26,51 @@ export function presentedKeyHash(key: string | null): string | null {
   return key && key.length <= MAX_KEY_LENGTH ? hashApiKey(key) : null;
 }
 
-export function findUserByApiKey(deps: CoreDeps, key: string): User | undefined {
-  const hash = presentedKeyHash(key);
-  return hash ? findUserByKeyHash(deps, hash) : undefined;
-}
-
-export function findUserByKeyHash(deps: CoreDeps, hash: string): User | undefined {
+export async function findUserByKeyHash(deps: CoreDeps, hash: string): Promise<User | undefined> {
   const now = deps.now();
   const cached = deps.apiKeyCache.get(hash);
   if (cached && cached.expiresAt > now) return cached.user;
-  const user = deps.repos.users.findByKeyHash(hash);
+  const epoch = revocationEpoch(deps);
+  const user = await deps.repos.users.findByKeyHash(hash);
   // Only hits are cached: a wrong key always costs a lookup, so guessing cannot fill the cache.
-  if (user) {
+  // A key revoked while it was being looked up is not cached (the lookup may predate the revoke).
+  if (user && revocationEpoch(deps) === epoch) {
     if (deps.apiKeyCache.size >= KEY_CACHE_MAX) deps.apiKeyCache.clear();
     deps.apiKeyCache.set(hash, { user, expiresAt: now + KEY_CACHE_TTL_MS });
   }
   return user;
 }
 
-/** Stores the hash of `key` (a new random one unless given) for the user; returns the key. */
-export function issueApiKey(deps: CoreDeps, userId: string, name: string, key = generateApiKey()) {
-  return issueApiKeyRow(deps, userId, name, key).key;
+/** Counts revocations per core, so a lookup racing a revocation never caches the revoked key. */
+const revocations = new WeakMap<CoreDeps["apiKeyCache"], number>();
+
+function revocationEpoch(deps: CoreDeps): number {
+  return revocations.get(deps.apiKeyCache) ?? 0;
 }
 
-/** Like `issueApiKey`, also returning the stored row (id, prefix, creation time). */
-export function issueApiKeyRow(
+/** Stores the hash of `key` (a new random one unless given) for the user; returns the key. */
+export async function issueApiKey(
   deps: CoreDeps,
   userId: string,
   name: string,
   key = generateApiKey(),
-): { key: string; row: ApiKey } {
-  const row = deps.repos.users.insertApiKey({
+  repos: Repositories = deps.repos,
+): Promise<string> {
+  return (await issueApiKeyRow(deps, userId, name, key, repos)).key;
+}
+
+/**
+ * Like `issueApiKey`, also returning the stored row (id, prefix, creation time). `repos` is a
+ * transaction's when the key is part of one.
+ */
+export async function issueApiKeyRow(
+  deps: CoreDeps,
+  userId: string,
+  name: string,
+  key = generateApiKey(),
+  repos: Repositories = deps.repos,
+): Promise<{ key: string; row: ApiKey }> {
+  const row = await repos.users.insertApiKey({
     id: newId("key"),
     userId,
     name,
@@ -73,9 +87,9 @@ export function issueApiKeyRow(
  * in the verified-key cache). The user's last live key cannot be revoked: nobody could sign in
  * as that user again.
  */
-export function revokeApiKey(deps: CoreDeps, userId: string, keyId: string): ApiKey {
-  return deps.transaction(() => {
-    const live = deps.repos.users.listLiveKeys(userId);
+export async function revokeApiKey(deps: CoreDeps, userId: string, keyId: string): Promise<ApiKey> {
+  const revoked = await deps.transaction(async (tx) => {
+    const live = await tx.users.listLiveKeys(userId);
     const key = live.find((candidate) => candidate.id === keyId);
     if (!key) throw new AppError("API_KEY_NOT_FOUND", `API key ${keyId} was not found`);
     if (live.length === 1) {
@@ -85,8 +99,11 @@ export function revokeApiKey(deps: CoreDeps, userId: string, keyId: string): Api
       );
     }
     const revokedAt = deps.now();
-    deps.repos.users.revokeKey(key.id, revokedAt);
-    deps.apiKeyCache.delete(key.keyHash);
+    await tx.users.revokeKey(key.id, revokedAt);
     return { ...key, revokedAt };
   });
+  // After the commit, and so that a lookup that read the key before the commit cannot cache it.
+  revocations.set(deps.apiKeyCache, revocationEpoch(deps) + 1);
+  deps.apiKeyCache.delete(revoked.keyHash);
+  return revoked;
 }

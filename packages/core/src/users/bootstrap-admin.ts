@@ -1,29 +1,41 @@
+import type { Repositories } from "@sandbox-server/db";
 import type { CoreDeps } from "../deps";
-import { findUserByApiKey, hashApiKey, issueApiKey } from "./api-keys";
+import { hashApiKey, issueApiKey } from "./api-keys";
 
 /**
  * Makes sure an admin can sign in. With `fixedKey`, that key belongs to an admin. Otherwise,
  * on an empty database, a new admin key is generated and returned (once) for the caller to store.
  */
-export function bootstrapAdmin(deps: CoreDeps, fixedKey?: string): { generatedKey: string | null } {
-  if (fixedKey) {
-    // The environment decides: a fixed key revoked through the API works again after a restart.
-    if (
-      !findUserByApiKey(deps, fixedKey) &&
-      !deps.repos.users.reviveKeyByHash(hashApiKey(fixedKey))
-    ) {
-      const admin = ensureAdminUser(deps);
-      issueApiKey(deps, admin, "ADMIN_API_KEY", fixedKey);
+export async function bootstrapAdmin(
+  deps: CoreDeps,
+  fixedKey?: string,
+): Promise<{ generatedKey: string | null }> {
+  return deps.transaction(async (tx) => {
+    if (fixedKey) {
+      const hash = hashApiKey(fixedKey);
+      // The environment decides: a fixed key revoked through the API works again after a restart.
+      if (!(await tx.users.findByKeyHash(hash)) && !(await tx.users.reviveKeyByHash(hash))) {
+        const admin = await ensureAdminUser(deps, tx);
+        await issueApiKey(deps, admin, "ADMIN_API_KEY", fixedKey, tx);
+      }
+      return { generatedKey: null };
     }
-    return { generatedKey: null };
-  }
-  if (deps.repos.users.count() > 0) return { generatedKey: null };
-  return { generatedKey: issueApiKey(deps, ensureAdminUser(deps), "admin") };
+    if ((await tx.users.count()) > 0) return { generatedKey: null };
+    return {
+      generatedKey: await issueApiKey(
+        deps,
+        await ensureAdminUser(deps, tx),
+        "admin",
+        undefined,
+        tx,
+      ),
+    };
+  });
 }
 
-function ensureAdminUser(deps: CoreDeps): string {
-  const existing = deps.repos.users.get("usr_admin");
+async function ensureAdminUser(deps: CoreDeps, tx: Repositories): Promise<string> {
+  const existing = await tx.users.get("usr_admin");
   if (existing) return existing.id;
-  deps.repos.users.insert({ id: "usr_admin", name: "admin", isAdmin: true, createdAt: deps.now() });
+  await tx.users.insert({ id: "usr_admin", name: "admin", isAdmin: true, createdAt: deps.now() });
   return "usr_admin";
 }

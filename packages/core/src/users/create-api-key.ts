@@ -21,16 +21,17 @@ export const createApiKey = authedProcedure
   )
   .input(CreateApiKeyInput)
   .output(CreatedApiKey)
-  .mutation(({ ctx, input }) =>
-    ctx.deps.transaction(() => {
-      if (ctx.deps.repos.users.listLiveKeys(ctx.user.id).length >= MAX_LIVE_KEYS) {
+  .mutation(async ({ ctx, input }) => {
+    const created = await ctx.deps.transaction(async (tx) => {
+      // Count and insert in one transaction: concurrent creates cannot pass the limit.
+      if ((await tx.users.listLiveKeys(ctx.user.id)).length >= MAX_LIVE_KEYS) {
         throw new AppError(
           "API_KEY_LIMIT_REACHED",
           `A user can hold at most ${MAX_LIVE_KEYS} API keys; revoke one first`,
         );
       }
-      const { key, row } = issueApiKeyRow(ctx.deps, ctx.user.id, input.name);
-      ctx.log.info({ userId: ctx.user.id, keyId: row.id }, "API key created");
-      return { ...apiKeyOut(row, ctx.apiKeyHash), api_key: key };
-    }),
-  );
+      return issueApiKeyRow(ctx.deps, ctx.user.id, input.name, undefined, tx);
+    });
+    ctx.log.info({ userId: ctx.user.id, keyId: created.row.id }, "API key created");
+    return { ...apiKeyOut(created.row, ctx.apiKeyHash), api_key: created.key };
+  });

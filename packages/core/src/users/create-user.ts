@@ -16,14 +16,17 @@ export const createUser = adminProcedure
   )
   .input(CreateUserInput)
   .output(CreatedUser)
-  .mutation(({ ctx, input }) => {
-    const user = ctx.deps.repos.users.insert({
-      id: newId("usr"),
-      name: input.name,
-      isAdmin: input.is_admin ?? false,
-      createdAt: ctx.deps.now(),
+  .mutation(async ({ ctx, input }) => {
+    // The user and their first key, or neither: a user without a key could never sign in.
+    const { user, apiKey } = await ctx.deps.transaction(async (tx) => {
+      const user = await tx.users.insert({
+        id: newId("usr"),
+        name: input.name,
+        isAdmin: input.is_admin ?? false,
+        createdAt: ctx.deps.now(),
+      });
+      return { user, apiKey: await issueApiKey(ctx.deps, user.id, "default", undefined, tx) };
     });
-    const apiKey = issueApiKey(ctx.deps, user.id, "default");
     ctx.log.info({ userId: user.id, byUserId: ctx.user.id }, "user created");
     return {
       id: user.id,

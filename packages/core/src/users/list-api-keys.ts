@@ -13,8 +13,8 @@ export const listApiKeys = authedProcedure
   )
   .input(z.object({}))
   .output(ApiKeyList)
-  .query(({ ctx }) => ({
-    items: ctx.deps.repos.users
-      .listLiveKeys(ctx.user.id)
-      .map((key) => apiKeyOut(key, ctx.apiKeyHash)),
+  .query(async ({ ctx }) => ({
+    items: (await ctx.deps.repos.users.listLiveKeys(ctx.user.id)).map((key) =>
+      apiKeyOut(key, ctx.apiKeyHash),
+    ),
   }));

@@ -15,8 +15,8 @@ export const revokeApiKey = authedProcedure
   )
   .input(ApiKeyIdInput)
   .output(RevokedApiKey)
-  .mutation(({ ctx, input }) => {
-    const revoked = revokeApiKeyVerb(ctx.deps, ctx.user.id, input.id);
+  .mutation(async ({ ctx, input }) => {
+    const revoked = await revokeApiKeyVerb(ctx.deps, ctx.user.id, input.id);
     ctx.log.info({ userId: ctx.user.id, keyId: revoked.id }, "API key revoked");
     return { success: true, id: revoked.id };
   });

@@ -29,15 +29,15 @@ export async function createConversation(
   const deadline = deps.now() + deps.config.conversationStartTimeoutMs;
   const ownSandbox = input.sandbox_id === undefined;
   const sandboxId = ownSandbox
-    ? startSandbox(deps, ownerId, { sandbox_spec_id: input.sandbox_spec_id }).row.id
-    : findOwnedSandbox(deps, ownerId, input.sandbox_id ?? "").id;
+    ? (await startSandbox(deps, ownerId, { sandbox_spec_id: input.sandbox_spec_id })).row.id
+    : (await findOwnedSandbox(deps, ownerId, input.sandbox_id ?? "")).id;
   try {
     const sandbox = await waitUntilRunning(deps, sandboxId, deadline);
     const conversationId = randomUUID();
     const agent = input.agent ?? DEFAULT_AGENT;
     const info = await createOnAgentServer(deps, sandbox, conversationId, agent, input, deadline);
     const now = deps.now();
-    const row = deps.repos.conversations.insert({
+    const row = await deps.repos.conversations.insert({
       id: conversationId,
       sandboxId: sandbox.id,
       ownerId,
@@ -110,7 +110,7 @@ async function createOnAgentServer(
 
 async function discardSandbox(deps: CoreDeps, id: string): Promise<void> {
   await deps.locks.run(id, async () => {
-    const row = deps.repos.sandboxes.get(id);
+    const row = await deps.repos.sandboxes.get(id);
     if (!row) return;
     await removeSandbox(deps, row).catch((error: unknown) => {
       deps.log.error({ sandboxId: id, reason: errorMessage(error) }, "discarding sandbox failed");

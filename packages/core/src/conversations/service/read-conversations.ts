@@ -9,8 +9,8 @@ export async function getConversation(
   ownerId: string,
   id: string,
 ): Promise<AppConversation> {
-  const row = findOwnedConversation(deps, ownerId, id);
-  const sandbox = deps.repos.sandboxes.get(row.sandboxId);
+  const row = await findOwnedConversation(deps, ownerId, id);
+  const sandbox = await deps.repos.sandboxes.get(row.sandboxId);
   let live: string | null = null;
   if (sandbox?.status === "RUNNING" && sandbox.agentServerUrl) {
     try {
@@ -29,14 +29,14 @@ export async function getConversation(
 }
 
 /** A page of the caller's conversations; execution_status is the last one seen (no live calls). */
-export function listConversations(
+export async function listConversations(
   deps: CoreDeps,
   ownerId: string,
   input: ListConversationsInput,
-): Page<AppConversation> {
+): Promise<Page<AppConversation>> {
   const sort = input.sort_order.startsWith("CREATED") ? "created" : "updated";
   const direction = input.sort_order.endsWith("_DESC") ? "desc" : "asc";
-  const page = deps.repos.conversations.search(
+  const page = await deps.repos.conversations.search(
     {
       ownerId,
       sandboxId: input.sandbox_id,
@@ -48,12 +48,11 @@ export function listConversations(
     { limit: input.limit, pageId: input.page_id },
   );
   const sandboxes = new Map<string, SandboxRow | undefined>();
-  const sandboxOf = (id: string) => {
-    if (!sandboxes.has(id)) sandboxes.set(id, deps.repos.sandboxes.get(id));
-    return sandboxes.get(id);
-  };
+  for (const id of new Set(page.items.map((row) => row.sandboxId))) {
+    sandboxes.set(id, await deps.repos.sandboxes.get(id));
+  }
   return {
-    items: page.items.map((row) => toAppConversation(row, sandboxOf(row.sandboxId))),
+    items: page.items.map((row) => toAppConversation(row, sandboxes.get(row.sandboxId))),
     nextPageId: page.nextPageId,
   };
 }

@@ -17,14 +17,14 @@ export async function sendMessage(
   conversationId: string,
   body: string | Buffer,
 ): Promise<AppSendMessageResponse> {
-  const conversation = findOwnedConversation(deps, ownerId, conversationId);
+  const conversation = await findOwnedConversation(deps, ownerId, conversationId);
   if (conversation.archived) {
     throw new AppError(
       "CONVERSATION_ARCHIVED",
       `Conversation ${conversationId} is archived: its sandbox no longer exists`,
     );
   }
-  const sandbox = deps.repos.sandboxes.get(conversation.sandboxId);
+  const sandbox = await deps.repos.sandboxes.get(conversation.sandboxId);
   if (!sandbox) {
     throw new AppError("SANDBOX_NOT_FOUND", `Sandbox ${conversation.sandboxId} was not found`);
   }

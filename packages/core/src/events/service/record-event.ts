@@ -1,4 +1,4 @@
-import type { ConversationRow } from "@sandbox-server/db";
+import type { ConversationRow, Repositories } from "@sandbox-server/db";
 import type { CoreDeps } from "../../deps";
 import { queueDeliveries } from "../../webhooks/service/queue-deliveries";
 import type { IncomingEvent } from "../contracts";
@@ -15,16 +15,17 @@ export interface EventToRecord {
  * every matching webhook, all in one transaction: events are stored with their outbox rows or not
  * at all. A resent event (same id) changes nothing. Returns, per event, whether it was new.
  */
-export function recordEvents(deps: CoreDeps, items: EventToRecord[]): boolean[] {
+export async function recordEvents(deps: CoreDeps, items: EventToRecord[]): Promise<boolean[]> {
   let queued = 0;
-  const stored = deps.transaction(() =>
-    items.map((item) => {
-      const count = storeEvent(deps, item);
-      if (count === null) return false;
-      queued += count;
-      return true;
-    }),
-  );
+  const stored = await deps.transaction(async (tx) => {
+    const news: boolean[] = [];
+    for (const item of items) {
+      const count = await storeEvent(deps, tx, item);
+      if (count !== null) queued += count;
+      news.push(count !== null);
+    }
+    return news;
+  });
   const now = deps.now();
   items.forEach((item, i) => {
     // An agent still producing events is not idle, even when nobody sends it messages.
@@ -35,12 +36,13 @@ export function recordEvents(deps: CoreDeps, items: EventToRecord[]): boolean[] 
 }
 
 /** One event, inside the caller's transaction; the number of deliveries queued, null if known. */
-function storeEvent(
+async function storeEvent(
   deps: CoreDeps,
+  tx: Repositories,
   { conversation, event, timestampUs }: EventToRecord,
-): number | null {
+): Promise<number | null> {
   const eventMs = Math.floor(timestampUs / 1000);
-  const stored = deps.repos.conversationEvents.insertIfNew({
+  const stored = await tx.conversationEvents.insertIfNew({
     id: event.id,
     conversationId: conversation.id,
     ownerId: conversation.ownerId,
@@ -52,17 +54,21 @@ function storeEvent(
     receivedAt: deps.now(),
   });
   if (!stored) return null;
-  deps.repos.conversations.recordEventActivity(conversation.id, eventActivity(event, eventMs));
-  return queueDeliveries(deps, {
-    ownerId: conversation.ownerId,
-    stream: `conversation:${conversation.id}`,
-    payload: {
-      event_id: event.id,
-      kind: event.kind,
-      occurred_at: event.timestamp,
-      sandbox_id: conversation.sandboxId,
-      conversation_id: conversation.id,
-      data: event,
+  await tx.conversations.recordEventActivity(conversation.id, eventActivity(event, eventMs));
+  return queueDeliveries(
+    deps,
+    {
+      ownerId: conversation.ownerId,
+      stream: `conversation:${conversation.id}`,
+      payload: {
+        event_id: event.id,
+        kind: event.kind,
+        occurred_at: event.timestamp,
+        sandbox_id: conversation.sandboxId,
+        conversation_id: conversation.id,
+        data: event,
+      },
     },
-  });
+    tx,
+  );
 }

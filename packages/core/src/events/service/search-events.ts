@@ -11,13 +11,13 @@ import {
  * A page of the caller's conversation's stored events. Served from the store, so it answers the
  * same while the sandbox is paused, in ERROR, or gone (archived conversation).
  */
-export function searchConversationEvents(
+export async function searchConversationEvents(
   deps: CoreDeps,
   ownerId: string,
   input: SearchConversationEventsInput,
-): Page<ConversationEvent> {
-  const conversation = findOwnedConversation(deps, ownerId, input.id);
-  const page = deps.repos.conversationEvents.search(
+): Promise<Page<ConversationEvent>> {
+  const conversation = await findOwnedConversation(deps, ownerId, input.id);
+  const page = await deps.repos.conversationEvents.search(
     { conversationId: conversation.id, kind: input.kind },
     input.sort_order === "TIMESTAMP_DESC" ? "desc" : "asc",
     { limit: input.limit, pageId: input.page_id },

@@ -6,12 +6,12 @@ import { errorMessage, findOwnedSandbox, illegalMove, updateSandbox } from "./st
 const DELETABLE = new Set(["RUNNING", "PAUSED", "ERROR"]);
 
 /** RUNNING, PAUSED or ERROR → STOPPING → gone; its conversations become archived. */
-export function deleteSandbox(deps: CoreDeps, ownerId: string, id: string): Promise<void> {
-  findOwnedSandbox(deps, ownerId, id);
+export async function deleteSandbox(deps: CoreDeps, ownerId: string, id: string): Promise<void> {
+  await findOwnedSandbox(deps, ownerId, id);
   return deps.locks.run(id, async () => {
-    const row = findOwnedSandbox(deps, ownerId, id);
+    const row = await findOwnedSandbox(deps, ownerId, id);
     if (!DELETABLE.has(row.status)) throw illegalMove(row, "delete");
-    updateSandbox(deps, id, { status: "STOPPING" });
+    await updateSandbox(deps, id, { status: "STOPPING" });
     await removeSandbox(deps, row);
   });
 }
@@ -29,8 +29,11 @@ export async function removeSandbox(deps: CoreDeps, row: SandboxRow): Promise<vo
     );
   }
   if (row.agentServerUrl) await deps.agents.forget(row.agentServerUrl);
-  deps.repos.conversations.archiveBySandbox(row.id, deps.now());
-  deps.repos.sandboxes.remove(row.id);
+  // Both or neither: never a removed sandbox with conversations that are not archived.
+  await deps.transaction(async (tx) => {
+    await tx.conversations.archiveBySandbox(row.id, deps.now());
+    await tx.sandboxes.remove(row.id);
+  });
   deps.activity.delete(row.id);
   deps.log.info({ sandboxId: row.id }, "sandbox deleted");
   deps.events.emit("sandbox.deleted", row);

@@ -4,10 +4,14 @@ import { AppError } from "../../errors";
 import { errorMessage, findOwnedSandbox, illegalMove, updateSandbox } from "./status";
 
 /** RUNNING → PAUSED; pausing a PAUSED sandbox succeeds as is. */
-export function pauseSandbox(deps: CoreDeps, ownerId: string, id: string): Promise<SandboxRow> {
-  findOwnedSandbox(deps, ownerId, id);
+export async function pauseSandbox(
+  deps: CoreDeps,
+  ownerId: string,
+  id: string,
+): Promise<SandboxRow> {
+  await findOwnedSandbox(deps, ownerId, id);
   return deps.locks.run(id, async () => {
-    const row = findOwnedSandbox(deps, ownerId, id);
+    const row = await findOwnedSandbox(deps, ownerId, id);
     if (row.status === "PAUSED") return row;
     if (row.status !== "RUNNING") throw illegalMove(row, "pause");
     try {
@@ -17,6 +21,6 @@ export function pauseSandbox(deps: CoreDeps, ownerId: string, id: string): Promi
         cause: error,
       });
     }
-    return updateSandbox(deps, id, { status: "PAUSED", statusDetail: null }) ?? row;
+    return (await updateSandbox(deps, id, { status: "PAUSED", statusDetail: null })) ?? row;
   });
 }

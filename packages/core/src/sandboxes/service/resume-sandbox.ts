@@ -7,27 +7,33 @@ import { errorMessage, findOwnedSandbox, illegalMove, updateSandbox } from "./st
  * PAUSED or ERROR → STARTING → RUNNING once the agent server answers again; resuming a RUNNING
  * sandbox succeeds as is. Waits (bounded by the start timeout) so the answer is usually RUNNING.
  */
-export function resumeSandbox(deps: CoreDeps, ownerId: string, id: string): Promise<SandboxRow> {
-  findOwnedSandbox(deps, ownerId, id);
+export async function resumeSandbox(
+  deps: CoreDeps,
+  ownerId: string,
+  id: string,
+): Promise<SandboxRow> {
+  await findOwnedSandbox(deps, ownerId, id);
   return deps.locks.run(id, async () => {
-    const row = findOwnedSandbox(deps, ownerId, id);
+    const row = await findOwnedSandbox(deps, ownerId, id);
     if (row.status === "RUNNING") return row;
     if (row.status !== "PAUSED" && row.status !== "ERROR") throw illegalMove(row, "resume");
-    assertCapacity(deps);
-    updateSandbox(deps, id, { status: "STARTING", statusDetail: null });
+    await updateSandbox(deps, id, async (_before, tx) => {
+      await assertCapacity(deps, tx);
+      return { status: "STARTING", statusDetail: null };
+    });
     try {
       // The runtime's resume resolves only once the agent server answers /health again.
       const resumed = await deps.runtime.resume(id);
       if (row.agentServerUrl && resumed.agentServerUrl !== row.agentServerUrl) {
         await deps.agents.forget(row.agentServerUrl);
       }
-      return markRunning(deps, id, resumed.agentServerUrl) ?? row;
+      return (await markRunning(deps, id, resumed.agentServerUrl)) ?? row;
     } catch (error) {
       return (
-        updateSandbox(deps, id, {
+        (await updateSandbox(deps, id, {
           status: "ERROR",
           statusDetail: `Failed to resume: ${errorMessage(error)}`,
-        }) ?? row
+        })) ?? row
       );
     }
   });

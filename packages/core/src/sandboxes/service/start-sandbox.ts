@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { SandboxRow, SandboxSpecRow } from "@sandbox-server/db";
+import type { Repositories, SandboxRow, SandboxSpecRow } from "@sandbox-server/db";
 import type { CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import { resolveSpec } from "../../sandbox-specs/resolve-spec";
@@ -9,9 +9,13 @@ import { errorMessage, updateSandbox } from "./status";
 
 const ACTIVE = ["STARTING", "RUNNING"];
 
-/** 429 when starting (or resuming) one more sandbox would pass the server's limit. */
-export function assertCapacity(deps: CoreDeps): void {
-  const active = deps.repos.sandboxes.countByStatus(ACTIVE);
+/**
+ * 429 when starting (or resuming) one more sandbox would pass the server's limit. Call it in the
+ * transaction that makes the sandbox STARTING: the count and the write then commit together, and
+ * concurrent starts, serialised by the store, cannot overshoot.
+ */
+export async function assertCapacity(deps: CoreDeps, tx: Repositories): Promise<void> {
+  const active = await tx.sandboxes.countByStatus(ACTIVE);
   if (active >= deps.config.maxRunningSandboxes) {
     throw new AppError(
       "SANDBOX_LIMIT_REACHED",
@@ -22,29 +26,30 @@ export function assertCapacity(deps: CoreDeps): void {
 }
 
 /** Records a STARTING sandbox and launches it; RUNNING follows once its agent server answers. */
-export function startSandbox(
+export async function startSandbox(
   deps: CoreDeps,
   ownerId: string,
   input: StartSandboxInput,
-): { row: SandboxRow; ready: Promise<SandboxRow | undefined> } {
-  const spec = resolveSpec(deps, input.sandbox_spec_id);
-  // Count and insert run in one synchronous stretch, so concurrent starts cannot overshoot.
-  assertCapacity(deps);
+): Promise<{ row: SandboxRow; ready: Promise<SandboxRow | undefined> }> {
+  const spec = await resolveSpec(deps, input.sandbox_spec_id);
   const now = deps.now();
-  const row = deps.repos.sandboxes.insert({
-    id: newId("sb"),
-    ownerId,
-    specId: spec.id,
-    runtime: deps.runtime.kind,
-    status: "STARTING",
-    statusDetail: null,
-    sessionApiKey: randomBytes(24).toString("base64url"),
-    agentServerUrl: null,
-    labels: input.labels ?? {},
-    env: input.env ?? {},
-    lastActivityAt: null,
-    createdAt: now,
-    updatedAt: now,
+  const row = await deps.transaction(async (tx) => {
+    await assertCapacity(deps, tx);
+    return tx.sandboxes.insert({
+      id: newId("sb"),
+      ownerId,
+      specId: spec.id,
+      runtime: deps.runtime.kind,
+      status: "STARTING",
+      statusDetail: null,
+      sessionApiKey: randomBytes(24).toString("base64url"),
+      agentServerUrl: null,
+      labels: input.labels ?? {},
+      env: input.env ?? {},
+      lastActivityAt: null,
+      createdAt: now,
+      updatedAt: now,
+    });
   });
   deps.log.info({ sandboxId: row.id, specId: spec.id }, "sandbox starting");
   const ready = deps.locks.run(row.id, () => launchSandbox(deps, row, spec));
@@ -74,7 +79,7 @@ async function launchSandbox(
       labels: row.labels,
     });
     if (started.agentServerUrl) {
-      updateSandbox(deps, row.id, { agentServerUrl: started.agentServerUrl });
+      await updateSandbox(deps, row.id, { agentServerUrl: started.agentServerUrl });
     }
     const ready = await deps.runtime.waitUntilReady(row.id, deps.config.sandboxStartTimeoutMs);
     return markRunning(deps, row.id, ready.agentServerUrl);
@@ -91,13 +96,15 @@ export function markRunning(
   deps: CoreDeps,
   id: string,
   agentServerUrl: string | null,
-): SandboxRow | undefined {
-  const current = deps.repos.sandboxes.get(id);
-  // A delete that raced the start wins: never resurrect a STOPPING or removed sandbox.
-  if (!current || current.status === "STOPPING") return current;
-  return updateSandbox(deps, id, {
-    status: "RUNNING",
-    statusDetail: null,
-    agentServerUrl: agentServerUrl ?? current.agentServerUrl,
-  });
+): Promise<SandboxRow | undefined> {
+  return updateSandbox(deps, id, async (current) =>
+    // A delete that raced the start wins: never resurrect a STOPPING sandbox.
+    current.status === "STOPPING"
+      ? null
+      : {
+          status: "RUNNING",
+          statusDetail: null,
+          agentServerUrl: agentServerUrl ?? current.agentServerUrl,
+        },
+  );
 }

@@ -1,18 +1,33 @@
-import type { SandboxPatch, SandboxRow } from "@sandbox-server/db";
+import type { Repositories, SandboxPatch, SandboxRow } from "@sandbox-server/db";
 import type { CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import type { SandboxStatus } from "../contracts";
 
-/** Writes a sandbox's new state and tells listeners (webhooks, waiters) about status moves. */
-export function updateSandbox(
+type SandboxMove = SandboxPatch & { status?: SandboxStatus };
+
+/**
+ * Writes a sandbox's new state and, once committed, tells listeners (webhooks, followers,
+ * waiters) about a status move. Reading the state before and writing are one transaction, so the
+ * move reported is the move made. `move` may be a function of the state before, run inside the
+ * transaction: it may read through `tx` (a limit to respect), throw to refuse the move, or answer
+ * null to leave the sandbox as it is.
+ */
+export async function updateSandbox(
   deps: CoreDeps,
   id: string,
-  patch: SandboxPatch & { status?: SandboxStatus },
-): SandboxRow | undefined {
-  const before = deps.repos.sandboxes.get(id);
-  if (!before) return undefined;
-  const after = deps.repos.sandboxes.update(id, { ...patch, updatedAt: deps.now() });
-  if (after && patch.status && patch.status !== before.status) {
+  move: SandboxMove | ((before: SandboxRow, tx: Repositories) => Promise<SandboxMove | null>),
+): Promise<SandboxRow | undefined> {
+  const result = await deps.transaction(async (tx) => {
+    const before = await tx.sandboxes.get(id);
+    if (!before) return undefined;
+    const patch = typeof move === "function" ? await move(before, tx) : move;
+    if (!patch) return { before, after: before, patch: {} };
+    const after = await tx.sandboxes.update(id, { ...patch, updatedAt: deps.now() });
+    return after && { before, after, patch };
+  });
+  if (!result) return undefined;
+  const { before, after, patch } = result;
+  if (patch.status && patch.status !== before.status) {
     deps.log.info(
       { sandboxId: id, from: before.status, to: after.status, detail: after.statusDetail },
       "sandbox status changed",
@@ -23,8 +38,12 @@ export function updateSandbox(
 }
 
 /** The caller's sandbox, or 404 (also for other users' sandboxes: existence is not leaked). */
-export function findOwnedSandbox(deps: CoreDeps, ownerId: string, id: string): SandboxRow {
-  const row = deps.repos.sandboxes.get(id);
+export async function findOwnedSandbox(
+  deps: CoreDeps,
+  ownerId: string,
+  id: string,
+): Promise<SandboxRow> {
+  const row = await deps.repos.sandboxes.get(id);
   if (!row || row.ownerId !== ownerId) {
     throw new AppError("SANDBOX_NOT_FOUND", `Sandbox ${id} was not found`);
   }
@@ -37,24 +56,30 @@ export function waitWhileStarting(
   id: string,
   timeoutMs: number,
 ): Promise<SandboxRow | undefined> {
-  const current = deps.repos.sandboxes.get(id);
-  if (current?.status !== "STARTING") return Promise.resolve(current);
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
+    let done = false;
     const onChange = ({ sandbox }: { sandbox: SandboxRow }) => {
       if (sandbox.id === id && sandbox.status !== "STARTING") finish();
     };
     const onDeleted = (sandbox: SandboxRow) => {
       if (sandbox.id === id) finish();
     };
-    const timer = setTimeout(finish, timeoutMs);
-    function finish() {
+    const timer = setTimeout(() => finish(), timeoutMs);
+    function finish(error?: unknown) {
+      if (done) return;
+      done = true;
       clearTimeout(timer);
       deps.events.off("sandbox.status_changed", onChange);
       deps.events.off("sandbox.deleted", onDeleted);
-      resolve(deps.repos.sandboxes.get(id));
+      if (error !== undefined) reject(error);
+      else deps.repos.sandboxes.get(id).then(resolve, reject);
     }
+    // Listening before the first read: a move made while it runs cannot be missed.
     deps.events.on("sandbox.status_changed", onChange);
     deps.events.on("sandbox.deleted", onDeleted);
+    deps.repos.sandboxes.get(id).then((current) => {
+      if (current?.status !== "STARTING") finish();
+    }, finish);
   });
 }
 

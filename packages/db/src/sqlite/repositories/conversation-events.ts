@@ -1,14 +1,8 @@
 import { and, desc, eq, type Placeholder, sql } from "drizzle-orm";
+import { keyset, type Page, type PageRequest, type SortDirection, toPage } from "../../paging";
+import type { ConversationEventFilter, ConversationEventRow } from "../../port/rows";
+import { conversationEvents } from "../../schema";
 import type { Db } from "../client";
-import { keyset, type Page, type PageRequest, type SortDirection, toPage } from "../paging";
-import { conversationEvents } from "../schema";
-
-export type ConversationEventRow = typeof conversationEvents.$inferSelect;
-
-export interface ConversationEventFilter {
-  conversationId: string;
-  kind?: string | undefined;
-}
 
 const COLUMNS = [
   "id",
@@ -77,4 +71,3 @@ export function createConversationEventRepository(db: Db) {
     },
   };
 }
-export type ConversationEventRepository = ReturnType<typeof createConversationEventRepository>;

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { type BetterSQLite3Database, drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
-import * as schema from "./schema";
+import * as schema from "../schema";
 
 export type Db = BetterSQLite3Database<typeof schema>;
 
@@ -22,7 +22,7 @@ export interface CreateDbOptions {
   busyTimeoutMs?: number;
 }
 
-export const defaultMigrationsFolder = fileURLToPath(new URL("../drizzle", import.meta.url));
+export const defaultMigrationsFolder = fileURLToPath(new URL("../../drizzle", import.meta.url));
 
 /** Opens (creating if needed) the SQLite database at `path` (or `:memory:`) and migrates it. */
 export function createDb(path: string, options: CreateDbOptions = {}): DbHandle {
@@ -36,6 +36,23 @@ export function createDb(path: string, options: CreateDbOptions = {}): DbHandle 
   migrate(db, { migrationsFolder: options.migrationsFolder ?? defaultMigrationsFolder });
   return {
     db,
+    sqlite,
+    close: () => {
+      if (sqlite.open) sqlite.close();
+    },
+  };
+}
+
+/**
+ * A second connection to an existing (already migrated, WAL) database file that only reads
+ * (`query_only`): in WAL mode it reads the last committed state while another connection writes.
+ */
+export function openReadConnection(path: string, busyTimeoutMs: number): DbHandle {
+  const sqlite = new Database(path, { fileMustExist: true });
+  sqlite.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  sqlite.pragma("query_only = ON");
+  return {
+    db: drizzle(sqlite, { schema }),
     sqlite,
     close: () => {
       if (sqlite.open) sqlite.close();

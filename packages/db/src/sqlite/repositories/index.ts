@@ -7,15 +7,11 @@ import { createUserRepository } from "./users";
 import { createWebhookDeliveryRepository } from "./webhook-deliveries";
 import { createWebhookRepository } from "./webhooks";
 
-export * from "./conversation-events";
-export * from "./conversations";
-export * from "./sandbox-specs";
-export * from "./sandboxes";
-export * from "./users";
-export * from "./webhook-deliveries";
-export * from "./webhooks";
-
-export function createRepositories(db: Db) {
+/**
+ * The synchronous SQLite repositories of one connection (statements prepared on it). The store
+ * wraps them into the asynchronous port; nothing outside `sqlite/` calls them.
+ */
+export function createSyncRepositories(db: Db) {
   return {
     users: createUserRepository(db),
     specs: createSandboxSpecRepository(db),
@@ -26,4 +22,4 @@ export function createRepositories(db: Db) {
     webhookDeliveries: createWebhookDeliveryRepository(db),
   };
 }
-export type Repositories = ReturnType<typeof createRepositories>;
+export type SyncRepositories = ReturnType<typeof createSyncRepositories>;

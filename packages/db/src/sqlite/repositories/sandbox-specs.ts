@@ -1,9 +1,8 @@
 import { eq } from "drizzle-orm";
+import { keyset, type Page, type PageRequest, toPage } from "../../paging";
+import type { SandboxSpecRow } from "../../port/rows";
+import { sandboxSpecs } from "../../schema";
 import type { Db } from "../client";
-import { keyset, type Page, type PageRequest, toPage } from "../paging";
-import { sandboxSpecs } from "../schema";
-
-export type SandboxSpecRow = typeof sandboxSpecs.$inferSelect;
 
 export function createSandboxSpecRepository(db: Db) {
   return {
@@ -36,4 +35,3 @@ export function createSandboxSpecRepository(db: Db) {
     },
   };
 }
-export type SandboxSpecRepository = ReturnType<typeof createSandboxSpecRepository>;

@@ -1,31 +1,14 @@
 import { and, eq, sql } from "drizzle-orm";
+import { keyset, type Page, type PageRequest, type SortDirection, toPage } from "../../paging";
+import type {
+  ConversationFilter,
+  ConversationPatch,
+  ConversationRow,
+  ConversationSort,
+  EventActivity,
+} from "../../port/rows";
+import { conversations } from "../../schema";
 import type { Db } from "../client";
-import { keyset, type Page, type PageRequest, type SortDirection, toPage } from "../paging";
-import { conversations } from "../schema";
-
-export type ConversationRow = typeof conversations.$inferSelect;
-export type ConversationPatch = Partial<
-  Omit<ConversationRow, "id" | "ownerId" | "sandboxId" | "createdAt">
->;
-
-export type ConversationSort = "created" | "updated";
-
-/** What one stored event tells about its conversation (see `recordEventActivity`). */
-export interface EventActivity {
-  /** When the event happened, in milliseconds since the epoch. */
-  eventMs: number;
-  /** The new execution status, when the event is a status update. */
-  executionStatus: string | null;
-  /** A title to use if the conversation still has none. */
-  title: string | null;
-}
-
-export interface ConversationFilter {
-  ownerId: string;
-  sandboxId?: string | undefined;
-  archived?: boolean | undefined;
-  titleContains?: string | undefined;
-}
 
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -110,4 +93,3 @@ export function createConversationRepository(db: Db) {
     },
   };
 }
-export type ConversationRepository = ReturnType<typeof createConversationRepository>;

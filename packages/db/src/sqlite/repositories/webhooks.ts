@@ -1,9 +1,8 @@
 import { and, eq, sql } from "drizzle-orm";
+import { keyset, type Page, type PageRequest, toPage } from "../../paging";
+import type { WebhookRow } from "../../port/rows";
+import { webhooks } from "../../schema";
 import type { Db } from "../client";
-import { keyset, type Page, type PageRequest, toPage } from "../paging";
-import { webhooks } from "../schema";
-
-export type WebhookRow = typeof webhooks.$inferSelect;
 
 export function createWebhookRepository(db: Db) {
   // Asked for every stored event (which webhooks want it?): prepared once.
@@ -41,4 +40,3 @@ export function createWebhookRepository(db: Db) {
     },
   };
 }
-export type WebhookRepository = ReturnType<typeof createWebhookRepository>;

@@ -1,18 +1,8 @@
 import { and, count, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { keyset, type Page, type PageRequest, toPage } from "../../paging";
+import type { SandboxFilter, SandboxPatch, SandboxRow } from "../../port/rows";
+import { sandboxes } from "../../schema";
 import type { Db } from "../client";
-import { keyset, type Page, type PageRequest, toPage } from "../paging";
-import { sandboxes } from "../schema";
-
-export type SandboxRow = typeof sandboxes.$inferSelect;
-export type SandboxPatch = Partial<Omit<SandboxRow, "id" | "ownerId" | "createdAt">>;
-
-export interface SandboxFilter {
-  ownerId: string;
-  status?: string | undefined;
-  specId?: string | undefined;
-  /** `key` (label present) or `key=value`. */
-  label?: string | undefined;
-}
 
 function labelCondition(label: string): SQL {
   const eqAt = label.indexOf("=");
@@ -77,4 +67,3 @@ export function createSandboxRepository(db: Db) {
     },
   };
 }
-export type SandboxRepository = ReturnType<typeof createSandboxRepository>;

@@ -1,9 +1,7 @@
 import { and, count, eq, isNull, sql } from "drizzle-orm";
+import type { ApiKey, User } from "../../port/rows";
+import { apiKeys, users } from "../../schema";
 import type { Db } from "../client";
-import { apiKeys, users } from "../schema";
-
-export type User = typeof users.$inferSelect;
-export type ApiKey = typeof apiKeys.$inferSelect;
 
 export function createUserRepository(db: Db) {
   // Read on every authenticated request: prepared once.
@@ -54,4 +52,3 @@ export function createUserRepository(db: Db) {
     },
   };
 }
-export type UserRepository = ReturnType<typeof createUserRepository>;

@@ -1,18 +1,13 @@
 import { and, asc, eq, inArray, min, notInArray } from "drizzle-orm";
+import { keyset, type Page, type PageRequest, toPage } from "../../paging";
+import type {
+  DeliveryFilter,
+  NewWebhookDelivery,
+  WebhookDeliveryPatch,
+  WebhookDeliveryRow,
+} from "../../port/rows";
+import { webhookDeliveries } from "../../schema";
 import type { Db } from "../client";
-import { keyset, type Page, type PageRequest, toPage } from "../paging";
-import { webhookDeliveries } from "../schema";
-
-export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
-export type NewWebhookDelivery = Omit<WebhookDeliveryRow, "seq">;
-export type WebhookDeliveryPatch = Partial<
-  Pick<
-    WebhookDeliveryRow,
-    "status" | "attempts" | "nextAttemptAt" | "lastStatusCode" | "lastError" | "completedAt"
-  >
-> & { updatedAt: number };
-
-export type DeliveryStatus = "pending" | "succeeded" | "failed";
 
 export function createWebhookDeliveryRepository(db: Db) {
   const d = webhookDeliveries;
@@ -50,10 +45,7 @@ export function createWebhookDeliveryRepository(db: Db) {
       db.update(d).set(patch).where(eq(d.seq, seq)).run();
     },
     /** A webhook's deliveries, newest first. */
-    search(
-      filter: { webhookId: string; status?: DeliveryStatus | undefined },
-      page: PageRequest,
-    ): Page<WebhookDeliveryRow> {
+    search(filter: DeliveryFilter, page: PageRequest): Page<WebhookDeliveryRow> {
       const { where, orderBy } = keyset(d.seq, d.id, "desc", page.pageId);
       const rows = db
         .select()
@@ -72,4 +64,3 @@ export function createWebhookDeliveryRepository(db: Db) {
     },
   };
 }
-export type WebhookDeliveryRepository = ReturnType<typeof createWebhookDeliveryRepository>;

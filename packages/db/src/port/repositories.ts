@@ -1,0 +1,130 @@
+import type { Page, PageRequest, SortDirection } from "../paging";
+import type {
+  ApiKey,
+  ConversationEventFilter,
+  ConversationEventRow,
+  ConversationFilter,
+  ConversationPatch,
+  ConversationRow,
+  ConversationSort,
+  DeliveryFilter,
+  EventActivity,
+  NewWebhookDelivery,
+  SandboxFilter,
+  SandboxPatch,
+  SandboxRow,
+  SandboxSpecRow,
+  User,
+  WebhookDeliveryPatch,
+  WebhookDeliveryRow,
+  WebhookRow,
+} from "./rows";
+
+/*
+ * The repositories of the store port. Every call is asynchronous, so that an adapter over a
+ * network database (PostgreSQL) implements the same interface as the embedded SQLite one. Reads
+ * answer `undefined` for a missing row; an invalid page id rejects with `InvalidPageIdError`.
+ */
+
+export interface UserRepository {
+  insert(user: User): Promise<User>;
+  get(id: string): Promise<User | undefined>;
+  count(): Promise<number>;
+  insertApiKey(key: ApiKey): Promise<ApiKey>;
+  /** A user's live (not revoked) keys, oldest first. */
+  listLiveKeys(userId: string): Promise<ApiKey[]>;
+  /** Marks a key revoked (from `now` on). */
+  revokeKey(keyId: string, now: number): Promise<void>;
+  /** Makes a revoked key live again (a fixed admin key from the environment); false if unknown. */
+  reviveKeyByHash(keyHash: string): Promise<boolean>;
+  /** The owner of a live (not revoked) key, looked up by the key's hash. */
+  findByKeyHash(keyHash: string): Promise<User | undefined>;
+}
+
+export interface SandboxSpecRepository {
+  get(id: string): Promise<SandboxSpecRow | undefined>;
+  /** Inserts or replaces a spec (built-in specs are refreshed at every start). */
+  upsert(spec: SandboxSpecRow): Promise<void>;
+  search(page: PageRequest): Promise<Page<SandboxSpecRow>>;
+}
+
+export interface SandboxRepository {
+  insert(row: SandboxRow): Promise<SandboxRow>;
+  get(id: string): Promise<SandboxRow | undefined>;
+  /** Applies `patch` and returns the updated row (undefined when the row is gone). */
+  update(id: string, patch: SandboxPatch): Promise<SandboxRow | undefined>;
+  remove(id: string): Promise<void>;
+  /** The owner's sandboxes, newest first. */
+  search(filter: SandboxFilter, page: PageRequest): Promise<Page<SandboxRow>>;
+  listByStatus(statuses: string[]): Promise<SandboxRow[]>;
+  listAll(): Promise<SandboxRow[]>;
+  countByStatus(statuses: string[]): Promise<number>;
+}
+
+export interface ConversationRepository {
+  insert(row: ConversationRow): Promise<ConversationRow>;
+  get(id: string): Promise<ConversationRow | undefined>;
+  update(id: string, patch: ConversationPatch): Promise<ConversationRow | undefined>;
+  /**
+   * Moves the conversation's record by one stored event: activity times only forward, the
+   * execution status when the event carries one, the title only when there is none yet.
+   */
+  recordEventActivity(id: string, event: EventActivity): Promise<void>;
+  remove(id: string): Promise<void>;
+  listBySandbox(sandboxId: string): Promise<ConversationRow[]>;
+  /** Marks every conversation of a sandbox archived (its sandbox no longer exists). */
+  archiveBySandbox(sandboxId: string, now: number): Promise<void>;
+  search(
+    filter: ConversationFilter,
+    sort: ConversationSort,
+    direction: SortDirection,
+    page: PageRequest,
+  ): Promise<Page<ConversationRow>>;
+}
+
+export interface ConversationEventRepository {
+  /** Stores an event unless one with its id is already stored; true when it was new. */
+  insertIfNew(row: ConversationEventRow): Promise<boolean>;
+  /** The conversation's newest stored event: where a resumed follower picks up. */
+  latest(conversationId: string): Promise<ConversationEventRow | undefined>;
+  search(
+    filter: ConversationEventFilter,
+    direction: SortDirection,
+    page: PageRequest,
+  ): Promise<Page<ConversationEventRow>>;
+}
+
+export interface WebhookRepository {
+  insert(row: WebhookRow): Promise<WebhookRow>;
+  get(id: string): Promise<WebhookRow | undefined>;
+  /** Every webhook of a user: the candidates for each of that user's events. */
+  listByOwner(ownerId: string): Promise<WebhookRow[]>;
+  /** Removes the webhook and, by cascade, its deliveries. */
+  remove(id: string): Promise<void>;
+  /** The owner's webhooks, newest first. */
+  search(ownerId: string, page: PageRequest): Promise<Page<WebhookRow>>;
+}
+
+export interface WebhookDeliveryRepository {
+  insert(row: NewWebhookDelivery): Promise<void>;
+  get(id: string): Promise<WebhookDeliveryRow | undefined>;
+  /**
+   * The oldest pending delivery of every (webhook, stream), soonest due first, leaving out
+   * `excludeSeqs` (those in flight). Only heads are ever sent, which keeps each stream in order.
+   */
+  pendingHeads(limit: number, excludeSeqs: number[]): Promise<WebhookDeliveryRow[]>;
+  update(seq: number, patch: WebhookDeliveryPatch): Promise<void>;
+  /** A webhook's deliveries, newest first. */
+  search(filter: DeliveryFilter, page: PageRequest): Promise<Page<WebhookDeliveryRow>>;
+}
+
+/** Every repository of the store: what `Store` offers outside a transaction and `tx` inside one. */
+export interface Repositories {
+  users: UserRepository;
+  specs: SandboxSpecRepository;
+  sandboxes: SandboxRepository;
+  conversations: ConversationRepository;
+  conversationEvents: ConversationEventRepository;
+  webhooks: WebhookRepository;
+  webhookDeliveries: WebhookDeliveryRepository;
+}

@@ -1,0 +1,70 @@
+import type * as schema from "../schema";
+
+/*
+ * Row shapes of the store. They are inferred from the table definitions in `schema.ts`; another
+ * adapter (PostgreSQL) defines its tables in its own dialect and must infer these same types,
+ * which its implementation of `Store` checks at compile time.
+ */
+
+export type User = typeof schema.users.$inferSelect;
+export type ApiKey = typeof schema.apiKeys.$inferSelect;
+export type SandboxSpecRow = typeof schema.sandboxSpecs.$inferSelect;
+export type SandboxRow = typeof schema.sandboxes.$inferSelect;
+export type ConversationRow = typeof schema.conversations.$inferSelect;
+export type ConversationEventRow = typeof schema.conversationEvents.$inferSelect;
+export type WebhookRow = typeof schema.webhooks.$inferSelect;
+export type WebhookDeliveryRow = typeof schema.webhookDeliveries.$inferSelect;
+
+export type SandboxPatch = Partial<Omit<SandboxRow, "id" | "ownerId" | "createdAt">>;
+
+export type ConversationPatch = Partial<
+  Omit<ConversationRow, "id" | "ownerId" | "sandboxId" | "createdAt">
+>;
+
+export type NewWebhookDelivery = Omit<WebhookDeliveryRow, "seq">;
+
+export type WebhookDeliveryPatch = Partial<
+  Pick<
+    WebhookDeliveryRow,
+    "status" | "attempts" | "nextAttemptAt" | "lastStatusCode" | "lastError" | "completedAt"
+  >
+> & { updatedAt: number };
+
+export type DeliveryStatus = "pending" | "succeeded" | "failed";
+
+export interface SandboxFilter {
+  ownerId: string;
+  status?: string | undefined;
+  specId?: string | undefined;
+  /** `key` (label present) or `key=value`. */
+  label?: string | undefined;
+}
+
+export type ConversationSort = "created" | "updated";
+
+export interface ConversationFilter {
+  ownerId: string;
+  sandboxId?: string | undefined;
+  archived?: boolean | undefined;
+  titleContains?: string | undefined;
+}
+
+/** What one stored event tells about its conversation (see `recordEventActivity`). */
+export interface EventActivity {
+  /** When the event happened, in milliseconds since the epoch. */
+  eventMs: number;
+  /** The new execution status, when the event is a status update. */
+  executionStatus: string | null;
+  /** A title to use if the conversation still has none. */
+  title: string | null;
+}
+
+export interface ConversationEventFilter {
+  conversationId: string;
+  kind?: string | undefined;
+}
+
+export interface DeliveryFilter {
+  webhookId: string;
+  status?: DeliveryStatus | undefined;
+}

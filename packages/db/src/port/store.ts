@@ -1,0 +1,35 @@
+import type { Repositories } from "./repositories";
+
+/**
+ * The store port: the control plane's records behind one asynchronous interface. SQLite
+ * (`createSqliteStore`) is the embedded implementation; PostgreSQL is meant to be another one.
+ *
+ * Outside a transaction every call is its own atomic statement. A read sees everything committed
+ * before it started (never a transaction's uncommitted rows).
+ */
+export interface Store extends Repositories {
+  /**
+   * Runs `work` in one transaction: committed when its promise resolves, rolled back when it
+   * rejects. `tx` holds the same repositories, bound to the transaction; use only `tx` inside
+   * `work` (the store itself waits for the transaction to end, so awaiting it from `work` never
+   * finishes before the busy bound), and await nothing slow there (no network calls): the
+   * transaction holds the store's write lock until `work` settles.
+   *
+   * Rejects with `StoreBusyError` when the lock cannot be had within the store's busy bound.
+   */
+  transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
+  /** Waits for an open transaction to end, then closes the connection(s). */
+  close(): Promise<void>;
+}
+
+/**
+ * The database stayed locked (by another process, or by a long queue of our own writes) past the
+ * store's busy bound. Transient: the caller may retry. Matched by `name` (503 STORE_BUSY in the
+ * control plane's error map), so code that only sees the error needs no import of this package.
+ */
+export class StoreBusyError extends Error {
+  constructor(message = "The database is busy; try again shortly", options?: ErrorOptions) {
+    super(message, options);
+    this.name = "StoreBusyError";
+  }
+}

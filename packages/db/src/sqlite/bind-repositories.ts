@@ -1,0 +1,77 @@
+import type { Repositories } from "../port/repositories";
+import type { SyncRepositories } from "./repositories";
+
+/**
+ * How a synchronous repository call is run: `read` for statements that only read, `write` for
+ * the rest. The store runs them differently outside a transaction (reads on the read connection,
+ * writes behind the write lock) and the same inside one (on the transaction's connection).
+ */
+export interface Executor {
+  read<T>(op: (repos: SyncRepositories) => T): Promise<T>;
+  write<T>(op: (repos: SyncRepositories) => T): Promise<T>;
+}
+
+/** The asynchronous repositories of the port, each call run through `exec`. */
+export function bindRepositories({ read, write }: Executor): Repositories {
+  return {
+    users: {
+      insert: (user) => write((r) => r.users.insert(user)),
+      get: (id) => read((r) => r.users.get(id)),
+      count: () => read((r) => r.users.count()),
+      insertApiKey: (key) => write((r) => r.users.insertApiKey(key)),
+      listLiveKeys: (userId) => read((r) => r.users.listLiveKeys(userId)),
+      revokeKey: (keyId, now) => write((r) => r.users.revokeKey(keyId, now)),
+      reviveKeyByHash: (keyHash) => write((r) => r.users.reviveKeyByHash(keyHash)),
+      findByKeyHash: (keyHash) => read((r) => r.users.findByKeyHash(keyHash)),
+    },
+    specs: {
+      get: (id) => read((r) => r.specs.get(id)),
+      upsert: (spec) => write((r) => r.specs.upsert(spec)),
+      search: (page) => read((r) => r.specs.search(page)),
+    },
+    sandboxes: {
+      insert: (row) => write((r) => r.sandboxes.insert(row)),
+      get: (id) => read((r) => r.sandboxes.get(id)),
+      update: (id, patch) => write((r) => r.sandboxes.update(id, patch)),
+      remove: (id) => write((r) => r.sandboxes.remove(id)),
+      search: (filter, page) => read((r) => r.sandboxes.search(filter, page)),
+      listByStatus: (statuses) => read((r) => r.sandboxes.listByStatus(statuses)),
+      listAll: () => read((r) => r.sandboxes.listAll()),
+      countByStatus: (statuses) => read((r) => r.sandboxes.countByStatus(statuses)),
+    },
+    conversations: {
+      insert: (row) => write((r) => r.conversations.insert(row)),
+      get: (id) => read((r) => r.conversations.get(id)),
+      update: (id, patch) => write((r) => r.conversations.update(id, patch)),
+      recordEventActivity: (id, event) =>
+        write((r) => r.conversations.recordEventActivity(id, event)),
+      remove: (id) => write((r) => r.conversations.remove(id)),
+      listBySandbox: (sandboxId) => read((r) => r.conversations.listBySandbox(sandboxId)),
+      archiveBySandbox: (sandboxId, now) =>
+        write((r) => r.conversations.archiveBySandbox(sandboxId, now)),
+      search: (filter, sort, direction, page) =>
+        read((r) => r.conversations.search(filter, sort, direction, page)),
+    },
+    conversationEvents: {
+      insertIfNew: (row) => write((r) => r.conversationEvents.insertIfNew(row)),
+      latest: (conversationId) => read((r) => r.conversationEvents.latest(conversationId)),
+      search: (filter, direction, page) =>
+        read((r) => r.conversationEvents.search(filter, direction, page)),
+    },
+    webhooks: {
+      insert: (row) => write((r) => r.webhooks.insert(row)),
+      get: (id) => read((r) => r.webhooks.get(id)),
+      listByOwner: (ownerId) => read((r) => r.webhooks.listByOwner(ownerId)),
+      remove: (id) => write((r) => r.webhooks.remove(id)),
+      search: (ownerId, page) => read((r) => r.webhooks.search(ownerId, page)),
+    },
+    webhookDeliveries: {
+      insert: (row) => write((r) => r.webhookDeliveries.insert(row)),
+      get: (id) => read((r) => r.webhookDeliveries.get(id)),
+      pendingHeads: (limit, excludeSeqs) =>
+        read((r) => r.webhookDeliveries.pendingHeads(limit, excludeSeqs)),
+      update: (seq, patch) => write((r) => r.webhookDeliveries.update(seq, patch)),
+      search: (filter, page) => read((r) => r.webhookDeliveries.search(filter, page)),
+    },
+  };
+}
