@@ -15,6 +15,9 @@ export interface Store extends Repositories {
    * finishes before the busy bound), and await nothing slow there (no network calls): the
    * transaction holds the store's write lock until `work` settles.
    *
+   * Transactions of a store are serialised with each other (on every replica of a shared
+   * database too): a check followed by a write in one transaction holds, as for a limit.
+   *
    * Rejects with `StoreBusyError` when the lock cannot be had within the store's busy bound.
    */
   transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
