@@ -11,7 +11,7 @@ import type {
 } from "../types";
 import { readLogTail } from "./agent-server-log";
 import { describeOom, prepareRunCgroup, removeRunCgroup } from "./isolation/run-limits";
-import type { SandboxLimits } from "./isolation/sandbox-cgroup";
+import { cgroupNameFor, type SandboxLimits } from "./isolation/sandbox-cgroup";
 import { KeyedLock } from "./keyed-lock";
 import {
   describeExit,
@@ -194,7 +194,11 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
       if (record) record.deleting = true;
       const { dir } = resolveSandboxPaths(this.settings.rootDir, sandboxId);
       await stopSandboxProcesses(dir, this.settings.stopGraceMs);
-      if (record?.cgroupName) await removeRunCgroup(record.cgroupName);
+      // By its name, not only the recorded one: a launch interrupted before sandbox.json was
+      // written leaves a cgroup no record names.
+      await removeRunCgroup(record?.cgroupName ?? cgroupNameFor(dir, sandboxId)).catch(
+        (error: unknown) => this.logger.error({ sandboxId, err: error }, "cgroup not removed"),
+      );
       await rm(dir, { recursive: true, force: true });
       this.records.delete(sandboxId);
       if (record) this.logger.info({ sandboxId }, "sandbox deleted");

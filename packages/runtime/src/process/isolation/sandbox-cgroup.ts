@@ -48,13 +48,26 @@ export async function createSandboxCgroup(
 }
 
 /**
- * Removes the sandbox's cgroups once its processes are gone (a dying process keeps a cgroup busy
- * for a moment), then each parent if no other sandbox uses it.
+ * Removes the sandbox's cgroups, then each parent if no other sandbox uses it. Whatever is still
+ * in a sandbox's cgroup belongs to that sandbox and is killed first (the cgroup holds every
+ * process forked inside it, also one that left the runtime's view); a dying process keeps a
+ * cgroup busy for a moment.
  */
 export async function removeSandboxCgroup(cgroups: UsableCgroups, name: string): Promise<void> {
   for (const parent of cgroups.parents) {
-    await removeDir(path.join(parent.dir, name), 2000);
+    const dir = path.join(parent.dir, name);
+    const procs = await readFile(path.join(dir, "cgroup.procs"), "utf8").catch(() => "");
+    for (const pid of procs.split("\n").filter(Boolean)) killQuietly(Number(pid));
+    await removeDir(dir, 2000);
     await rmdir(parent.dir).catch(() => undefined);
+  }
+}
+
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {
+    // Gone already.
   }
 }
 

@@ -1,0 +1,102 @@
+import { randomUUID } from "node:crypto";
+import { readFile, stat } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { detectCgroups } from "./isolation/detect-cgroups";
+import { cgroupNameFor } from "./isolation/sandbox-cgroup";
+import { resolveSandboxPaths } from "./sandbox-files";
+import { agentServerHostPid, RuntimeFixture, runBash } from "./test/support";
+
+const fixture = new RuntimeFixture();
+
+afterEach(async () => {
+  await fixture.cleanUp();
+});
+
+const PIDS = 48;
+const MEMORY_MB = 200;
+
+/**
+ * Spawns `count` sleeping children from node, which (unlike bash) does not retry a failed fork,
+ * says whether all started, and ends them again.
+ */
+function spawnChildren(count: number): string {
+  const script = [
+    'const { spawn } = require("node:child_process");',
+    "const children = [];",
+    'const end = (text) => { console.log(text); for (const c of children) c.kill("SIGKILL"); process.exit(0); };',
+    `for (let i = 0; i < ${count}; i++) {`,
+    '  const child = spawn("sleep", ["60"], { stdio: "ignore" });',
+    "  children.push(child);",
+    '  child.on("error", (error) => end("refused " + error.code));',
+    "}",
+    'setTimeout(() => end("all started"), 1000);',
+  ].join("\n");
+  return `node -e '${script}'`;
+}
+
+/** Holds `mb` MB of memory that is really touched (zero-filled), then says so. */
+function allocate(mb: number): string {
+  return `node -e 'const held = []; for (let i = 0; i < ${mb}; i++) held.push(Buffer.alloc(1 << 20, 1)); console.log("allocated", held.length)'`;
+}
+
+describe("ProcessRuntime limits", { timeout: 60_000 }, () => {
+  it("enforces pids and memory in a cgroup where cgroups are writable, and says why not elsewhere", async () => {
+    const rootDir = await fixture.createRootDir();
+    const runtime = fixture.createRuntime(rootDir);
+    const sandboxId = `sb_${randomUUID().slice(0, 8)}`;
+    const key = `key-${randomUUID()}`;
+    const started = await runtime.start({
+      sandboxId,
+      ownerId: "user_1",
+      specId: "default",
+      sessionApiKey: key,
+      env: {},
+      resources: { pids: PIDS, memoryMb: MEMORY_MB, cpu: 1 },
+    });
+    await runtime.waitUntilReady(sandboxId, 20_000);
+    const url = started.agentServerUrl as string;
+    const dir = resolveSandboxPaths(rootDir, sandboxId).dir;
+    const cgroups = await detectCgroups();
+
+    if (!cgroups.usable) {
+      // The sandbox runs regardless; the log says the limits are not enforced, and why.
+      expect(fixture.logs).toContainEqual({
+        level: "warn",
+        fields: {
+          sandboxId,
+          limits: { pids: PIDS, memoryMb: MEMORY_MB },
+          reason: cgroups.reason,
+        },
+        message: "sandbox limits not enforced",
+      });
+      expect((await runBash(url, key, "echo ok")).stdout).toBe("ok\n");
+      return;
+    }
+
+    // The whole sandbox (bwrap's processes too) is in the cgroup, with the limits written.
+    const name = cgroupNameFor(dir, sandboxId);
+    const agentServer = await agentServerHostPid(dir);
+    expect(await readFile(`/proc/${agentServer}/cgroup`, "utf8")).toContain(`/${name}`);
+    const pidsDir = cgroups.parents.find((p) => p.controllers.includes("pids"))?.dir ?? "";
+    expect((await readFile(path.join(pidsDir, name, "pids.max"), "utf8")).trim()).toBe(
+      String(PIDS),
+    );
+
+    // A few processes are fine; a burst beyond the limit is refused.
+    expect((await runBash(url, key, spawnChildren(5))).stdout).toBe("all started\n");
+    expect((await runBash(url, key, spawnChildren(100))).stdout).toBe("refused EAGAIN\n");
+
+    // Some memory is fine; more than the limit gets the process killed by the kernel.
+    expect((await runBash(url, key, allocate(20))).stdout).toBe("allocated 20\n");
+    const hog = await runBash(url, key, allocate(MEMORY_MB * 2));
+    expect(hog.stdout).not.toContain("allocated");
+    expect(hog.exitCode).toBe(137);
+    expect((await runtime.inspect(sandboxId)).state).toBe("running");
+
+    await runtime.delete(sandboxId);
+    for (const parent of cgroups.parents) {
+      await expect(stat(path.join(parent.dir, name))).rejects.toThrow(/ENOENT/);
+    }
+  });
+});
