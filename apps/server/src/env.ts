@@ -2,6 +2,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
+import { ConfigError } from "./config-error";
 
 /** Sized for the host: one sandbox per ~512 MiB of memory, between 4 and 64. */
 function defaultMaxSandboxes(): number {
@@ -14,11 +15,22 @@ const defaultAgentServerEntry = path.resolve(here, "../../agent-server/dist/agen
 
 const optionalPositiveInt = z.coerce.number().int().positive();
 
+/** `true`/`false` (also 1/0, yes/no) as environment variables spell them. */
+const flag = z
+  .enum(["true", "false", "1", "0", "yes", "no"], { message: "must be true or false" })
+  .default("false")
+  .transform((value) => value === "true" || value === "1" || value === "yes");
+
 const EnvSchema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  PORT: z.coerce
+    .number({ message: "must be a port number (0-65535)" })
+    .int("must be a port number (0-65535)")
+    .min(0, "must be a port number (0-65535)")
+    .max(65535, "must be a port number (0-65535)")
+    .default(3000),
   HOST: z.string().min(1).default("127.0.0.1"),
   DATA_DIR: z.string().min(1).default("./.data"),
-  ADMIN_API_KEY: z.string().min(16, "ADMIN_API_KEY must be at least 16 characters").optional(),
+  ADMIN_API_KEY: z.string().min(16, "must be at least 16 characters").optional(),
   SANDBOX_RUNTIME: z.enum(["auto", "docker", "process"]).default("auto"),
   MAX_RUNNING_SANDBOXES: optionalPositiveInt.default(defaultMaxSandboxes()),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
@@ -29,7 +41,16 @@ const EnvSchema = z.object({
   BODY_LIMIT_BYTES: optionalPositiveInt.default(1024 * 1024),
   AGENT_SERVER_ENTRY: z.string().min(1).default(defaultAgentServerEntry),
   SANDBOX_IMAGE: z.string().min(1).default("sandbox-server/agent-server:latest"),
-  DOCKER_SOCKET: z.string().min(1).default("/var/run/docker.sock"),
+  /** Read as the Docker CLI reads them: unix:///path, tcp://host:port (TLS from the cert path). */
+  DOCKER_HOST: z.string().optional(),
+  DOCKER_TLS_VERIFY: z.string().optional(),
+  DOCKER_TLS: z.string().optional(),
+  DOCKER_CERT_PATH: z.string().optional(),
+  SSH_AUTH_SOCK: z.string().optional(),
+  /** OCI runtime for sandbox containers, e.g. `runsc` (gVisor); default: the daemon's. */
+  DOCKER_RUNTIME: z.string().min(1).optional(),
+  /** Host firewall rules that keep containers away from the host's own addresses. */
+  DOCKER_HOST_FIREWALL: z.enum(["auto", "iptables", "off"]).default("auto"),
   WEBHOOK_TIMEOUT_MS: optionalPositiveInt.default(10_000),
   WEBHOOK_MAX_ATTEMPTS: optionalPositiveInt.default(8),
   WEBHOOK_BACKOFF_BASE_MS: optionalPositiveInt.default(2_000),
@@ -37,17 +58,29 @@ const EnvSchema = z.object({
   WEBHOOK_CONCURRENCY: optionalPositiveInt.default(8),
   FOLLOWER_RECONNECT_BASE_MS: optionalPositiveInt.default(500),
   FOLLOWER_RECONNECT_MAX_MS: optionalPositiveInt.default(30_000),
+  /** Process runtime: `bwrap` demands bubblewrap, `none` runs sandboxes unisolated. */
+  PROCESS_SANDBOXING: z.enum(["auto", "bwrap", "none"]).default("auto"),
+  ALLOW_UNISOLATED_MULTI_USER: flag,
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: flag,
 });
 
 export type Env = z.infer<typeof EnvSchema>;
 
-/** Reads and validates the environment once; exits with a clear message when it is wrong. */
+/**
+ * Reads and validates the environment once. A wrong value is a ConfigError naming the variable,
+ * what it holds and what it must be, all in one line.
+ */
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
   const parsed = EnvSchema.safeParse(source);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
-    process.stderr.write(`Invalid configuration:\n${lines.join("\n")}\n`);
-    process.exit(2);
+    const problems = parsed.error.issues.map((issue) => {
+      const name = issue.path.join(".");
+      const value = source[name];
+      const shown =
+        value === undefined || /KEY|SECRET/.test(name) ? "" : ` (got ${JSON.stringify(value)})`;
+      return `${name} ${issue.message}${shown}`;
+    });
+    throw new ConfigError(`invalid configuration: ${problems.join("; ")}`);
   }
   return parsed.data;
 }

@@ -2,11 +2,20 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pino from "pino";
-import { loadEnv } from "./env";
+import { startupBanner } from "./banner";
+import { ConfigError, exitWithConfigError } from "./config-error";
+import { prepareDataDir } from "./data-dir";
+import { type Env, loadEnv } from "./env";
 import { selectRuntime } from "./runtime";
 import { startServer } from "./server";
 
-const env = loadEnv();
+let env: Env;
+try {
+  env = loadEnv();
+} catch (error) {
+  if (error instanceof ConfigError) exitWithConfigError(error);
+  throw error;
+}
 const log = pino({
   level: env.LOG_LEVEL,
   redact: {
@@ -19,9 +28,10 @@ const log = pino({
 const bundledMigrations = path.join(path.dirname(fileURLToPath(import.meta.url)), "drizzle");
 
 async function main() {
+  const dataDir = prepareDataDir(env.DATA_DIR);
   const runtime = await selectRuntime(env, log);
   const running = await startServer({
-    dataDir: path.resolve(env.DATA_DIR),
+    dataDir,
     runtime,
     log,
     port: env.PORT,
@@ -45,9 +55,14 @@ async function main() {
       followerReconnectMaxMs: env.FOLLOWER_RECONNECT_MAX_MS,
     },
   });
-  if (running.adminKeyFile) {
-    process.stdout.write(`Admin API key: ${running.adminKeyFile}\n`);
-  }
+  process.stdout.write(
+    startupBanner({
+      url: running.url,
+      runtime,
+      dataDir,
+      adminKeyFromEnv: env.ADMIN_API_KEY !== undefined,
+    }),
+  );
   const shutdown = (signal: string) => {
     log.info({ signal }, "shutting down; sandboxes keep running");
     running.close().then(
@@ -63,6 +78,15 @@ async function main() {
 }
 
 main().catch((error: unknown) => {
+  if (error instanceof ConfigError) exitWithConfigError(error);
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") {
+    exitWithConfigError(
+      new ConfigError(
+        `cannot listen on ${env.HOST}:${env.PORT} (${code}); choose another PORT or HOST`,
+      ),
+    );
+  }
   log.fatal({ err: error }, "failed to start");
   process.exit(1);
 });

@@ -2,17 +2,22 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import {
+  type DockerConnection,
   DockerRuntime,
+  describeDockerConnection,
+  detectBwrap,
+  dockerConnectionFromHost,
   isDockerAvailable,
   ProcessRuntime,
   type SandboxRuntime,
 } from "@sandbox-server/runtime";
 import type { Logger } from "pino";
+import { ConfigError } from "./config-error";
 import type { Env } from "./env";
 
 /** `auto`: Docker when a daemon answers, else processes. The choice is logged. */
 export async function selectRuntime(env: Env, log: Logger): Promise<SandboxRuntime> {
-  const docker = { socketPath: env.DOCKER_SOCKET };
+  const docker = dockerConnection(env);
   let kind = env.SANDBOX_RUNTIME;
   if (kind === "auto") {
     kind = (await isDockerAvailable({ docker })) ? "docker" : "process";
@@ -22,19 +27,66 @@ export async function selectRuntime(env: Env, log: Logger): Promise<SandboxRunti
     );
   }
   const runtimeLog = log.child({ component: "runtime" });
+  if (
+    kind === "docker" &&
+    env.SANDBOX_RUNTIME === "docker" &&
+    !(await isDockerAvailable({ docker }))
+  ) {
+    throw new ConfigError(
+      `SANDBOX_RUNTIME=docker but no Docker daemon answers at ${describeDockerConnection(docker)}; start Docker, fix DOCKER_HOST, or use SANDBOX_RUNTIME=process`,
+    );
+  }
   if (kind === "docker") {
-    return new DockerRuntime({
+    const runtime = new DockerRuntime({
       docker,
       image: env.SANDBOX_IMAGE,
       instance: instanceId(env.DATA_DIR),
       logger: runtimeLog,
+      hostFirewall: env.DOCKER_HOST_FIREWALL,
+      ...(env.DOCKER_RUNTIME ? { ociRuntime: env.DOCKER_RUNTIME } : {}),
     });
+    try {
+      await runtime.prepare();
+    } catch (error) {
+      throw new ConfigError(`Docker runtime cannot be prepared: ${errorText(error)}`);
+    }
+    return runtime;
   }
-  return new ProcessRuntime({
-    rootDir: path.resolve(env.DATA_DIR, "sandboxes"),
-    agentServerEntry: path.resolve(env.AGENT_SERVER_ENTRY),
-    logger: runtimeLog,
-  });
+  if (env.PROCESS_SANDBOXING === "auto") {
+    const bwrap = detectBwrap();
+    if (!bwrap.usable) {
+      log.warn({ reason: bwrap.reason }, "process sandboxes are NOT isolated: bubblewrap unusable");
+    }
+  }
+  try {
+    return new ProcessRuntime({
+      rootDir: path.resolve(env.DATA_DIR, "sandboxes"),
+      agentServerEntry: path.resolve(env.AGENT_SERVER_ENTRY),
+      logger: runtimeLog,
+      sandboxing: env.PROCESS_SANDBOXING,
+    });
+  } catch (error) {
+    throw new ConfigError(errorText(error));
+  }
+}
+
+/** DOCKER_HOST and its TLS companions, as the Docker CLI reads them. */
+function dockerConnection(env: Env): DockerConnection {
+  try {
+    return dockerConnectionFromHost(env.DOCKER_HOST, {
+      // The CLI treats any non-empty value as set.
+      tlsVerify: (env.DOCKER_TLS_VERIFY ?? "") !== "",
+      tls: (env.DOCKER_TLS ?? "") !== "",
+      ...(env.DOCKER_CERT_PATH ? { certPath: env.DOCKER_CERT_PATH } : {}),
+      ...(env.SSH_AUTH_SOCK ? { sshAuthSocket: env.SSH_AUTH_SOCK } : {}),
+    });
+  } catch (error) {
+    throw new ConfigError(errorText(error));
+  }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /**
