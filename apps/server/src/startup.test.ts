@@ -1,0 +1,117 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+
+// The built control plane (turbo builds it before tests), started as `npm start` starts it.
+const bundle = fileURLToPath(new URL("../dist/server.js", import.meta.url));
+const scratch = mkdtempSync(path.join(tmpdir(), "sandbox-server-startup-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    SANDBOX_RUNTIME: "process",
+    PORT: "0",
+    LOG_LEVEL: "warn",
+    DATA_DIR: mkdtempSync(path.join(scratch, "data-")),
+    ...extra,
+  };
+}
+
+function runToExit(extra: Record<string, string>): Promise<Finished> {
+  const child = spawn(process.execPath, [bundle], { env: baseEnv(extra) });
+  const out = collect(child);
+  return new Promise((resolve) => {
+    child.once("exit", (code) => resolve({ code, ...out() }));
+  });
+}
+
+function collect(child: ChildProcess): () => { stdout: string; stderr: string } {
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  return () => ({ stdout, stderr });
+}
+
+/** Starts the server, waits for its start-up lines, stops it (SIGTERM), returns what it printed. */
+async function startAndStop(env: NodeJS.ProcessEnv): Promise<string> {
+  const child = spawn(process.execPath, [bundle], { env });
+  const out = collect(child);
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  await expect.poll(() => out().stdout, { timeout: 30_000, interval: 50 }).toContain("Admin key:");
+  child.kill("SIGTERM");
+  await exited;
+  return out().stdout;
+}
+
+describe("configuration errors", () => {
+  const cases: [string, Record<string, string>, RegExp][] = [
+    ["PORT that is not a port", { PORT: "eighty" }, /PORT must be a port number/],
+    ["a port out of range", { PORT: "70000" }, /PORT must be a port number/],
+    ["an admin key too short", { ADMIN_API_KEY: "short" }, /ADMIN_API_KEY must be at least 16/],
+    ["an unknown runtime", { SANDBOX_RUNTIME: "vm" }, /SANDBOX_RUNTIME .*"vm"/],
+    [
+      "an unreachable Docker endpoint with SANDBOX_RUNTIME=docker",
+      { SANDBOX_RUNTIME: "docker", DOCKER_HOST: `unix://${path.join(scratch, "no.sock")}` },
+      /no Docker daemon answers at .*no\.sock/,
+    ],
+    [
+      "a DOCKER_HOST that cannot be parsed",
+      { SANDBOX_RUNTIME: "docker", DOCKER_HOST: "unix://relative" },
+      /DOCKER_HOST/,
+    ],
+  ];
+  it.each(cases)("%s: one line, exit 2", async (_name, env, message) => {
+    const result = await runToExit(env);
+    expect(result.code).toBe(2);
+    const lines = result.stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^sandbox-server: /);
+    expect(lines[0]).toMatch(message);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("a DATA_DIR that is a file: one line, exit 2", async () => {
+    const file = path.join(scratch, "a-file");
+    writeFileSync(file, "not a directory");
+    const result = await runToExit({ DATA_DIR: file });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toMatch(/^sandbox-server: DATA_DIR .*a-file is not a directory/);
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+  });
+
+  it("never echoes a secret it refuses", async () => {
+    const result = await runToExit({ ADMIN_API_KEY: "secret-123" });
+    expect(result.code).toBe(2);
+    expect(result.stderr).not.toContain("secret-123");
+  });
+});
+
+describe("start-up lines", () => {
+  it("name the URL, the docs, the runtime's isolation and the admin key, on every start", async () => {
+    const env = baseEnv({});
+    const first = await startAndStop(env);
+    expect(first).toMatch(/Sandbox Server is listening on http:\/\/127\.0\.0\.1:\d+/);
+    expect(first).toMatch(/API docs: +http:\/\/127\.0\.0\.1:\d+\/docs/);
+    expect(first).toMatch(/Runtime: +process, isolation: /);
+    const keyFile = path.join(env.DATA_DIR ?? "", "admin-api-key");
+    expect(first).toContain(`Admin key:  ${keyFile}`);
+    // A second start (key already on disk) says where it is again.
+    const second = await startAndStop(env);
+    expect(second).toContain(`Admin key:  ${keyFile}`);
+  });
+});
