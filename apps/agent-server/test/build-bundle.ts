@@ -16,7 +16,7 @@ export default function buildBundleIfStale(): void {
 function newestSourceTime(): number {
   const sources = [
     path.join(root, "src"),
-    path.join(root, "../../packages/core/src/agent-contracts"),
+    path.join(root, "../../packages/agent-contracts/src"),
   ];
   let newest = fs.statSync(path.join(root, "build.mjs")).mtimeMs;
   for (const dir of sources) {

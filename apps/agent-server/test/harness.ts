@@ -5,7 +5,7 @@ import type {
   AgentEvent,
   ConversationInfo,
   ExecutionStatus,
-} from "@sandbox-server/core/agent-contracts";
+} from "@sandbox-server/agent-contracts";
 import { type AgentServer, type AgentServerOptions, createAgentServer } from "../src/server";
 
 export const SESSION_KEY = "test-session-key";

@@ -1,4 +1,4 @@
-import type { AgentSpec } from "@sandbox-server/core/agent-contracts";
+import type { AgentSpec } from "@sandbox-server/agent-contracts";
 import type { Conversation } from "../conversations/conversation";
 import type { Logger } from "../logger";
 import { createLlmAgent } from "./llm-agent";

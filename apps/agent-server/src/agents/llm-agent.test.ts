@@ -4,8 +4,8 @@ import type {
   ConversationInfo,
   EventPage,
   ObservationEvent,
-} from "@sandbox-server/core/agent-contracts";
-import { AgentEvent as AgentEventSchema } from "@sandbox-server/core/agent-contracts";
+} from "@sandbox-server/agent-contracts";
+import { AgentEvent as AgentEventSchema } from "@sandbox-server/agent-contracts";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   type ScriptedReply,

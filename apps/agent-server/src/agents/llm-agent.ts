@@ -1,4 +1,4 @@
-import type { LlmAgentSpec, OpenHandsAgentSpec } from "@sandbox-server/core/agent-contracts";
+import type { LlmAgentSpec, OpenHandsAgentSpec } from "@sandbox-server/agent-contracts";
 import type { Conversation } from "../conversations/conversation";
 import type { Agent, AgentRunContext, RunOutcome } from "./agent";
 import { type ChatCompletion, LlmError, requestChatCompletion } from "./chat-completions";

@@ -1,4 +1,4 @@
-import type { AgentEvent } from "@sandbox-server/core/agent-contracts";
+import type { AgentEvent } from "@sandbox-server/agent-contracts";
 import { describe, expect, it } from "vitest";
 import { buildChatMessages } from "./llm-history";
 

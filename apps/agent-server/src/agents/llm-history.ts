@@ -1,4 +1,4 @@
-import type { ActionEvent, AgentEvent, ContentItem } from "@sandbox-server/core/agent-contracts";
+import type { ActionEvent, AgentEvent, ContentItem } from "@sandbox-server/agent-contracts";
 import type { ChatMessage, ChatPart, ChatToolCall } from "./chat-completions";
 
 const INTERRUPTED = "[No result: the call was interrupted.]";

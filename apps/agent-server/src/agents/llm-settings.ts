@@ -1,4 +1,4 @@
-import type { LlmAgentSpec, OpenHandsAgentSpec } from "@sandbox-server/core/agent-contracts";
+import type { LlmAgentSpec, OpenHandsAgentSpec } from "@sandbox-server/agent-contracts";
 
 export const DEFAULT_LLM_BASE_URL = "https://api.openai.com/v1";
 

@@ -1,4 +1,4 @@
-import type { AgentEvent, MessageEvent } from "@sandbox-server/core/agent-contracts";
+import type { AgentEvent, MessageEvent } from "@sandbox-server/agent-contracts";
 import type { Conversation } from "../conversations/conversation";
 
 /** A user message the agent has not seen yet, with its index in the log. */

@@ -1,4 +1,4 @@
-import type { TextContent } from "@sandbox-server/core/agent-contracts";
+import type { TextContent } from "@sandbox-server/agent-contracts";
 import type { AgentRunContext } from "./agent";
 import type { ChatToolCall } from "./chat-completions";
 import { FINISH_TOOL, FinishArguments, parseArguments, TerminalArguments } from "./llm-tools";

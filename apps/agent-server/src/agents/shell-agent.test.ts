@@ -5,7 +5,7 @@ import {
   type ConversationInfo,
   type MessageEvent,
   type ObservationEvent,
-} from "@sandbox-server/core/agent-contracts";
+} from "@sandbox-server/agent-contracts";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   isProcessAlive,

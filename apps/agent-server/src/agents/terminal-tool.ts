@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { TextContent } from "@sandbox-server/core/agent-contracts";
+import type { TextContent } from "@sandbox-server/agent-contracts";
 import { type CommandResult, runCommand } from "../bash/run-command";
 import type { AgentRunContext } from "./agent";
 

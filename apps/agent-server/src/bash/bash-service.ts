@@ -6,7 +6,7 @@ import type {
   BashEvent,
   BashOutput,
   ExecuteBashRequest,
-} from "@sandbox-server/core/agent-contracts";
+} from "@sandbox-server/agent-contracts";
 import { nextInstant } from "../clock";
 import { AppError } from "../errors";
 import type { Logger } from "../logger";

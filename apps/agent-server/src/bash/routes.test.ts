@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import type { BashCommand, BashEventPage, BashOutput } from "@sandbox-server/core/agent-contracts";
+import type { BashCommand, BashEventPage, BashOutput } from "@sandbox-server/agent-contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   collectPages,

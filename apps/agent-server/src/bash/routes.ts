@@ -1,4 +1,4 @@
-import { BashCommand, BashOutput, ExecuteBashRequest } from "@sandbox-server/core/agent-contracts";
+import { BashCommand, BashOutput, ExecuteBashRequest } from "@sandbox-server/agent-contracts";
 import { Router } from "express";
 import { z } from "zod";
 import type { AgentServerContext } from "../context";

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { ConversationInfo } from "@sandbox-server/core/agent-contracts";
+import { ConversationInfo } from "@sandbox-server/agent-contracts";
 import { z } from "zod";
 import { advanceClockPast } from "../clock";
 import { describeError, type Logger } from "../logger";

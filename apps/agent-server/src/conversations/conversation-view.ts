@@ -1,4 +1,4 @@
-import type { AgentSpec, ConversationInfo } from "@sandbox-server/core/agent-contracts";
+import type { AgentSpec, ConversationInfo } from "@sandbox-server/agent-contracts";
 
 const MASK = "**********";
 

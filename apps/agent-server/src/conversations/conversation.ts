@@ -5,7 +5,7 @@ import type {
   AgentEvent,
   ConversationInfo,
   ExecutionStatus,
-} from "@sandbox-server/core/agent-contracts";
+} from "@sandbox-server/agent-contracts";
 import { advanceClockPast, nextInstant } from "../clock";
 import type { Logger } from "../logger";
 import { appendToEventLog, readEventLog } from "./event-log";

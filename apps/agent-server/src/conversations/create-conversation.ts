@@ -4,7 +4,7 @@ import path from "node:path";
 import type {
   ConversationInfo,
   CreateConversationRequest,
-} from "@sandbox-server/core/agent-contracts";
+} from "@sandbox-server/agent-contracts";
 import { nextInstant } from "../clock";
 import type { AgentServerContext } from "../context";
 import { sendMessage } from "../events/send-message";

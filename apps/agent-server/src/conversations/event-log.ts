@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import type { AgentEvent } from "@sandbox-server/core/agent-contracts";
+import type { AgentEvent } from "@sandbox-server/agent-contracts";
 import type { Logger } from "../logger";
 
 /**

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import type { ConversationInfo, EventPage } from "@sandbox-server/core/agent-contracts";
+import type { ConversationInfo, EventPage } from "@sandbox-server/agent-contracts";
 import { afterEach, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer, waitFor } from "../../test/harness";
 

@@ -4,7 +4,7 @@ import {
   ConversationInfo,
   type ConversationPage,
   type EventPage,
-} from "@sandbox-server/core/agent-contracts";
+} from "@sandbox-server/agent-contracts";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   collectPages,

@@ -1,7 +1,7 @@
 import {
   CreateConversationRequest,
   UpdateConversationRequest,
-} from "@sandbox-server/core/agent-contracts";
+} from "@sandbox-server/agent-contracts";
 import { Router } from "express";
 import { type AgentServerContext, conversationFromPath } from "../context";
 import { validate } from "../http/validate";

@@ -3,7 +3,7 @@ import {
   type ConversationPage,
   ConversationSortOrder,
   ExecutionStatus,
-} from "@sandbox-server/core/agent-contracts";
+} from "@sandbox-server/agent-contracts";
 import { z } from "zod";
 import type { AgentServerContext } from "../context";
 import { firstValues, PageQuery, paginate } from "../http/paging";

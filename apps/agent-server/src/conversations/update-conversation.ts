@@ -1,4 +1,4 @@
-import type { UpdateConversationRequest } from "@sandbox-server/core/agent-contracts";
+import type { UpdateConversationRequest } from "@sandbox-server/agent-contracts";
 import type { Conversation } from "./conversation";
 
 /**

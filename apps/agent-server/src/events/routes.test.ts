@@ -4,7 +4,7 @@ import type {
   ConversationInfo,
   EventPage,
   MessageEvent,
-} from "@sandbox-server/core/agent-contracts";
+} from "@sandbox-server/agent-contracts";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   collectPages,

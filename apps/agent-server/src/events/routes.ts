@@ -1,4 +1,4 @@
-import { SendMessageRequest } from "@sandbox-server/core/agent-contracts";
+import { SendMessageRequest } from "@sandbox-server/agent-contracts";
 import { Router } from "express";
 import { type AgentServerContext, conversationFromPath } from "../context";
 import { notFound } from "../errors";

@@ -3,7 +3,7 @@ import {
   type EventPage,
   EventSortOrder,
   EventSource,
-} from "@sandbox-server/core/agent-contracts";
+} from "@sandbox-server/agent-contracts";
 import { z } from "zod";
 import { parseTimestamp } from "../clock";
 import type { Conversation } from "../conversations/conversation";

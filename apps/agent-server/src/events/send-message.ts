@@ -2,7 +2,7 @@ import {
   contentItems,
   type ExecutionStatus,
   type SendMessageRequest,
-} from "@sandbox-server/core/agent-contracts";
+} from "@sandbox-server/agent-contracts";
 import type { AgentServerContext } from "../context";
 import type { Conversation } from "../conversations/conversation";
 

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { MessageEvent } from "@sandbox-server/core/agent-contracts";
+import type { MessageEvent } from "@sandbox-server/agent-contracts";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   listEvents,

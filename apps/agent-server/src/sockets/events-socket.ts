@@ -3,7 +3,7 @@ import {
   SendMessageRequest,
   type ServerErrorEvent,
   SocketAuthFrame,
-} from "@sandbox-server/core/agent-contracts";
+} from "@sandbox-server/agent-contracts";
 import { WebSocket } from "ws";
 import type { AgentServerContext } from "../context";
 import { AppError } from "../errors";

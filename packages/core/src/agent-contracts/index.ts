@@ -1,4 +1,1 @@
-export * from "./bash";
-export * from "./conversations";
-export * from "./events";
-export * from "./messages";
+export * from "@sandbox-server/agent-contracts";

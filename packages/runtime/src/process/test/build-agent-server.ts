@@ -12,12 +12,12 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../
 
 export const AGENT_SERVER_BUNDLE = path.join(repoRoot, "apps/agent-server/dist/agent-server.js");
 
-// What the bundle is made of: the app itself and the shared contracts it imports from core.
+// What the bundle is made of: the app itself and the shared contracts package it imports.
 const SOURCES = [
   "apps/agent-server/src",
   "apps/agent-server/build.mjs",
   "apps/agent-server/package.json",
-  "packages/core/src",
+  "packages/agent-contracts/src",
 ].map((source) => path.join(repoRoot, source));
 
 export default async function setup(): Promise<void> {

@@ -1,0 +1,4 @@
+export * from "./bash";
+export * from "./conversations";
+export * from "./events";
+export * from "./messages";
