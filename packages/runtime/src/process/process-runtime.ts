@@ -10,17 +10,11 @@ import type {
   StartSandboxOptions,
 } from "../types";
 import { readLogTail } from "./agent-server-log";
-import { describeOom, prepareRunCgroup, removeRunCgroup } from "./isolation/run-limits";
+import { describeOom, removeRunCgroup } from "./isolation/run-limits";
 import { cgroupNameFor, type SandboxLimits } from "./isolation/sandbox-cgroup";
 import { KeyedLock } from "./keyed-lock";
-import {
-  describeExit,
-  type ExitInfo,
-  LaunchFailure,
-  launchAgentServer,
-  withOutput,
-} from "./launch-agent-server";
-import { planLaunch } from "./plan-launch";
+import { describeExit, type ExitInfo, withOutput } from "./launch-agent-server";
+import { launchRun } from "./launch-run";
 import {
   type ProcessRuntimeOptions,
   type ProcessRuntimeSettings,
@@ -35,9 +29,7 @@ import {
   readSandboxState,
   resolveSandboxPaths,
   type SandboxSecrets,
-  type SandboxState,
   writeSandboxSecrets,
-  writeSandboxState,
 } from "./sandbox-files";
 import {
   freezeSandbox,
@@ -223,77 +215,21 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
   }
 
   private async launch(record: SandboxRecord, secrets: SandboxSecrets): Promise<void> {
-    const { sandboxId, paths } = record;
-    const state: SandboxState = {
-      sandboxId,
-      pid: null,
-      port: null,
-      argv: [],
-      command: record.command,
-      labels: record.labels,
-      limits: record.limits,
-      isolation: this.isolation === "namespaces" ? "namespaces" : "none",
-      cgroup: record.cgroupName,
-      logOffset: 0,
-      startedAt: new Date().toISOString(),
-    };
-    try {
-      await createSandboxDirs(paths);
-      const cgroup = await prepareRunCgroup(paths.dir, sandboxId, record.limits, this.logger);
-      if (cgroup) record.cgroupName = state.cgroup = cgroup.name;
-      const plan = await planLaunch({
-        settings: this.settings,
-        paths,
-        command: record.command,
-        secrets,
-        cgroupProcsFiles: cgroup?.procsFiles ?? [],
-      });
-      state.argv = plan.argv;
-      const launched = await launchAgentServer({
-        argv: plan.spawnArgv,
-        env: plan.env,
-        cwd: plan.cwd,
-        fd3: plan.fd3,
-        exitCodesCarrySignals: plan.exitCodesCarrySignals,
-        logFile: paths.logFile,
-        listenTimeoutMs: this.settings.listenTimeoutMs,
-        killAll: () => killSandboxProcesses(paths.dir),
-      });
-      const { pid, port, logOffset } = launched;
-      const run: AgentServerRun = {
-        pid,
-        port,
-        argv: plan.argv,
-        logOffset,
-        exitRecorded: null,
-        cgroup,
-      };
-      run.exitRecorded = launched.exited
-        .then((info) => this.recordChildExit(record, run, info))
-        .catch((error: unknown) =>
-          this.logger.error({ sandboxId, err: error }, "exit not recorded"),
-        );
-      record.run = run;
-      record.exitDetail = null;
-      state.pid = pid;
-      state.port = port;
-      state.logOffset = logOffset;
-      this.logger.info(
-        { sandboxId, pid, port, isolation: state.isolation },
-        "agent server launched",
-      );
-    } catch (error) {
-      // Also the unexpected (spawn refusing its arguments): the sandbox then reports why.
-      const detail =
-        error instanceof LaunchFailure
-          ? error.message
-          : `agent server could not be started (${error instanceof Error ? error.message : String(error)})`;
+    const launched = await launchRun(this.settings, this.logger, record, secrets);
+    if (!launched.ok) {
       record.run = null;
-      record.exitDetail = detail;
-      this.logger.warn({ sandboxId, detail }, "agent server did not start");
+      record.exitDetail = launched.detail;
+      return;
     }
-    // Written even after a failure, so a restarted control plane still lists the sandbox.
-    await writeSandboxState(paths, state);
+    const { run } = launched;
+    // Attached before record.run is set, yet it runs after: a promise callback never runs at once.
+    run.exitRecorded = launched.exited
+      .then((info) => this.recordChildExit(record, run, info))
+      .catch((error: unknown) =>
+        this.logger.error({ sandboxId: record.sandboxId, err: error }, "exit not recorded"),
+      );
+    record.run = run;
+    record.exitDetail = null;
   }
 
   private async restart(record: SandboxRecord): Promise<void> {
