@@ -4,6 +4,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { readProcState } from "./read-proc";
 import {
   findSandboxGroups,
+  findSandboxProcesses,
+  freezeSandbox,
   SANDBOX_MARKER_ENV,
   signalGroup,
   signalSandbox,
@@ -45,6 +47,37 @@ describe("sandbox processes", () => {
     const { leaderPid, escapedPid } = await startMarkedTree(marker);
     await startMarkedTree(`${marker}-other`);
     expect((await findSandboxGroups(marker)).sort()).toEqual([leaderPid, escapedPid].sort());
+  });
+
+  it("finds a descendant that dropped the marker and left for a session of its own", async () => {
+    const marker = `/tmp/sandbox-${randomUUID()}`;
+    const leader = spawn(
+      "sh",
+      ["-c", `env -u ${SANDBOX_MARKER_ENV} setsid sh -c 'echo $$; exec sleep 60' & wait`],
+      {
+        detached: true,
+        env: { PATH: "/usr/bin:/bin", [SANDBOX_MARKER_ENV]: marker },
+        stdio: ["ignore", "pipe", "ignore"],
+      },
+    );
+    startedGroups.push(leader.pid as number);
+    const unmarkedPid = await new Promise<number>((resolve) => {
+      leader.stdout?.once("data", (data: Buffer) => resolve(Number(data.toString().trim())));
+    });
+    startedGroups.push(unmarkedPid);
+    const found = (await findSandboxProcesses(marker)).map((p) => p.pid);
+    expect(found).toContain(leader.pid);
+    expect(found).toContain(unmarkedPid);
+  });
+
+  it("freezes every process, and reports it only once Linux shows them all stopped", async () => {
+    const marker = `/tmp/sandbox-${randomUUID()}`;
+    const { leaderPid, escapedPid } = await startMarkedTree(marker);
+    expect(await freezeSandbox(marker, 2000)).toBe(true);
+    expect(await readProcState(leaderPid)).toBe("stopped");
+    expect(await readProcState(escapedPid)).toBe("stopped");
+    await signalSandbox(marker, "SIGCONT");
+    await expect.poll(() => readProcState(leaderPid)).toBe("alive");
   });
 
   it("stops and continues them all", async () => {

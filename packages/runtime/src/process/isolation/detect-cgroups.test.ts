@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { parseMountInfo, parseOwnCgroups } from "./detect-cgroups";
+
+describe("parseMountInfo", () => {
+  it("reads mount point, root, type and super options of cgroup mounts", () => {
+    const text = [
+      "30 24 0:26 / /sys/fs/cgroup rw,nosuid shared:4 - cgroup2 cgroup2 rw,nsdelegate",
+      "41 35 0:36 /docker/abc /sys/fs/cgroup/pids rw,relatime - cgroup cgroup rw,pids",
+      "garbage",
+    ].join("\n");
+    expect(parseMountInfo(text)).toEqual([
+      { mountPoint: "/sys/fs/cgroup", root: "/", type: "cgroup2", options: ["rw", "nsdelegate"] },
+      {
+        mountPoint: "/sys/fs/cgroup/pids",
+        root: "/docker/abc",
+        type: "cgroup",
+        options: ["rw", "pids"],
+      },
+    ]);
+  });
+});
+
+describe("parseOwnCgroups", () => {
+  it("maps each v1 controller to the process's cgroup; the v2 line names none", () => {
+    const own = parseOwnCgroups("8:pids:/\n4:memory:/process_api/x\n2:cpu,cpuacct:/a\n0::/\n");
+    expect(own.get("pids")).toBe("/");
+    expect(own.get("memory")).toBe("/process_api/x");
+    expect(own.get("cpuacct")).toBe("/a");
+    expect([...own.keys()].sort()).toEqual(["cpu", "cpuacct", "memory", "pids"]);
+  });
+});
