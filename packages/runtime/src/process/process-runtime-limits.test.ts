@@ -94,6 +94,17 @@ describe("ProcessRuntime limits", { timeout: 60_000 }, () => {
     expect(hog.exitCode).toBe(137);
     expect((await runtime.inspect(sandboxId)).state).toBe("running");
 
+    // When the kernel picks the agent server itself, the sandbox's exit says why.
+    const agentServerInside = runtime.isolation === "namespaces" ? "2" : String(agentServer);
+    await runBash(
+      url,
+      key,
+      `echo 1000 > /proc/${agentServerInside}/oom_score_adj; ${allocate(MEMORY_MB * 2)} &`,
+    );
+    await expect
+      .poll(() => runtime.inspect(sandboxId), { timeout: 10_000 })
+      .toMatchObject({ state: "exited", detail: expect.stringContaining("out of memory") });
+
     await runtime.delete(sandboxId);
     for (const parent of cgroups.parents) {
       await expect(stat(path.join(parent.dir, name))).rejects.toThrow(/ENOENT/);
