@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, parseConfig } from "./env";
+import { ConfigError, DEFAULT_LIMITS, parseConfig } from "./env";
 
 describe("parseConfig", () => {
   it("has defaults relative to the working directory", () => {
@@ -12,6 +12,30 @@ describe("parseConfig", () => {
       workspaceDir: "/srv/box",
       llmApiKey: undefined,
       logLevel: "info",
+      filesRoot: "/",
+      limits: DEFAULT_LIMITS,
+    });
+  });
+
+  it("reads the files root and the HTTP limits from flags over the environment", () => {
+    const config = parseConfig(
+      ["--files-root=/srv/box/", "--headers-timeout-ms", "500", "--upload-limit-bytes=1024"],
+      {
+        FILES_ROOT: "/elsewhere",
+        HEADERS_TIMEOUT_MS: "9",
+        REQUEST_TIMEOUT_MS: "1000",
+        KEEP_ALIVE_TIMEOUT_MS: "200",
+        JSON_BODY_LIMIT_BYTES: "2048",
+      },
+      "/",
+    );
+    expect(config.filesRoot).toBe("/srv/box/");
+    expect(config.limits).toEqual({
+      headersTimeoutMs: 500,
+      requestTimeoutMs: 1000,
+      keepAliveTimeoutMs: 200,
+      jsonBodyLimitBytes: 2048,
+      uploadLimitBytes: 1024,
     });
   });
 
@@ -55,6 +79,12 @@ describe("parseConfig", () => {
     [["--verbose"], {}],
     [["--port"], {}],
     [[], { LOG_LEVEL: "loud" }],
+    [["extra"], {}],
+    [["--files-root", "relative"], {}],
+    [["--headers-timeout-ms", "0"], {}],
+    [["--request-timeout-ms", "1.5"], {}],
+    [["--headers-timeout-ms", "2000", "--request-timeout-ms", "1000"], {}],
+    [[], { UPLOAD_LIMIT_BYTES: "-1" }],
   ])("fails with a clear message on %j %j", (argv, env) => {
     expect(() => parseConfig(argv, env, "/")).toThrow(ConfigError);
   });

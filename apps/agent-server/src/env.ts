@@ -1,9 +1,11 @@
 import path from "node:path";
-import { z } from "zod";
+import { parseArgs } from "node:util";
+import type { LogLevel } from "./logger";
 
 /**
  * The agent server's configuration, read once at start. This is the only module that reads
- * process.env; everything else takes options.
+ * process.env; everything else takes options. It uses no zod on purpose: the start path stays
+ * light (see "Footprint" in the README).
  */
 export interface AgentServerConfig {
   port: number;
@@ -12,61 +14,129 @@ export interface AgentServerConfig {
   dataDir: string;
   workspaceDir: string;
   llmApiKey: string | undefined;
-  logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  logLevel: LogLevel;
   /** Environment for commands run in the sandbox: ours without the secrets. */
   commandEnv: Record<string, string>;
+  /** The file routes serve only paths inside this directory (after resolving symlinks). */
+  filesRoot: string;
+  limits: HttpLimits;
 }
+
+/** Bounds on what one client may hold or send. */
+export interface HttpLimits {
+  /** Time to receive a request's headers (Node's `headersTimeout`). */
+  headersTimeoutMs: number;
+  /** Time to receive a whole request, body included (Node's `requestTimeout`). */
+  requestTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open (Node's `keepAliveTimeout`). */
+  keepAliveTimeoutMs: number;
+  /** Largest JSON request body; more is 413. */
+  jsonBodyLimitBytes: number;
+  /** Largest uploaded file; more is 413. */
+  uploadLimitBytes: number;
+}
+
+export const DEFAULT_LIMITS: HttpLimits = {
+  headersTimeoutMs: 20_000,
+  requestTimeoutMs: 300_000,
+  keepAliveTimeoutMs: 5_000,
+  // Messages may carry images as data URLs.
+  jsonBodyLimitBytes: 25 * 1024 * 1024,
+  uploadLimitBytes: 100 * 1024 * 1024,
+};
 
 export class ConfigError extends Error {}
 
-const blankToUndefined = (value: unknown) => (value === "" ? undefined : value);
+const LOG_LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error", "silent"];
+const HOUR_MS = 3_600_000;
 
-const Settings = z.object({
-  PORT: z.preprocess(blankToUndefined, z.coerce.number().int().min(0).max(65535).default(8000)),
-  HOST: z.preprocess(blankToUndefined, z.string().min(1).default("127.0.0.1")),
-  DATA_DIR: z.preprocess(blankToUndefined, z.string().optional()),
-  WORKSPACE_DIR: z.preprocess(blankToUndefined, z.string().optional()),
-  LLM_API_KEY: z.preprocess(blankToUndefined, z.string().optional()),
-  LOG_LEVEL: z.preprocess(
-    blankToUndefined,
-    z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
-  ),
-});
+/** Each flag and the variable it overrides. */
+const FLAGS = {
+  port: "PORT",
+  host: "HOST",
+  "files-root": "FILES_ROOT",
+  "headers-timeout-ms": "HEADERS_TIMEOUT_MS",
+  "request-timeout-ms": "REQUEST_TIMEOUT_MS",
+  "keep-alive-timeout-ms": "KEEP_ALIVE_TIMEOUT_MS",
+  "json-body-limit-bytes": "JSON_BODY_LIMIT_BYTES",
+  "upload-limit-bytes": "UPLOAD_LIMIT_BYTES",
+} as const;
+type Flag = keyof typeof FLAGS;
 
 const secretName = /^(SESSION_API_KEY|OH_SESSION_API_KEYS_\d+|LLM_API_KEY)$/;
 
-/** Builds the configuration from arguments (`--port N`, `--host H`) over the environment. */
+/** Builds the configuration from arguments (`--port N`, `--host=H`, ...) over the environment. */
 export function parseConfig(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
   cwd: string,
 ): AgentServerConfig {
   const flags = parseFlags(argv);
-  const parsed = Settings.safeParse({
-    ...env,
-    PORT: flags.port ?? env.PORT,
-    HOST: flags.host ?? env.HOST,
-  });
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map(
-      (issue) => `${issue.path.join(".")}: ${issue.message}`,
-    );
+  const problems: string[] = [];
+  // A flag wins over its variable; an empty variable counts as unset.
+  const raw = (flag: Flag): string | undefined => {
+    const value = flags[flag] ?? env[FLAGS[flag]];
+    return value === "" ? undefined : value;
+  };
+  const integer = (flag: Flag, fallback: number, min: number, max: number): number => {
+    const text = raw(flag);
+    if (text === undefined) return fallback;
+    const value = Number(text);
+    if (/^\d+$/.test(text.trim()) && value >= min && value <= max) return value;
+    problems.push(`${FLAGS[flag]} (--${flag}): expected an integer from ${min} to ${max}`);
+    return fallback;
+  };
+
+  const port = integer("port", 8000, 0, 65_535);
+  const limits: HttpLimits = {
+    headersTimeoutMs: integer("headers-timeout-ms", DEFAULT_LIMITS.headersTimeoutMs, 1, HOUR_MS),
+    requestTimeoutMs: integer("request-timeout-ms", DEFAULT_LIMITS.requestTimeoutMs, 1, HOUR_MS),
+    keepAliveTimeoutMs: integer(
+      "keep-alive-timeout-ms",
+      DEFAULT_LIMITS.keepAliveTimeoutMs,
+      1,
+      HOUR_MS,
+    ),
+    jsonBodyLimitBytes: integer(
+      "json-body-limit-bytes",
+      DEFAULT_LIMITS.jsonBodyLimitBytes,
+      1,
+      2 ** 30,
+    ),
+    uploadLimitBytes: integer(
+      "upload-limit-bytes",
+      DEFAULT_LIMITS.uploadLimitBytes,
+      1,
+      Number.MAX_SAFE_INTEGER,
+    ),
+  };
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    problems.push("HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS");
+  }
+  const filesRoot = raw("files-root") ?? "/";
+  if (!path.isAbsolute(filesRoot)) problems.push("FILES_ROOT (--files-root): must be absolute");
+  const logLevel = (env.LOG_LEVEL || "info") as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    problems.push(`LOG_LEVEL: expected one of ${LOG_LEVELS.join(", ")}`);
+  }
+  if (problems.length > 0) {
     throw new ConfigError(`Invalid agent-server configuration: ${problems.join("; ")}`);
   }
-  const settings = parsed.data;
   return {
-    port: settings.PORT,
-    host: settings.HOST,
+    port,
+    host: raw("host") ?? "127.0.0.1",
     sessionApiKeys: readSessionKeys(env),
-    dataDir: path.resolve(cwd, settings.DATA_DIR ?? ".agent-server"),
-    workspaceDir: path.resolve(cwd, settings.WORKSPACE_DIR ?? "."),
-    llmApiKey: settings.LLM_API_KEY,
-    logLevel: settings.LOG_LEVEL,
+    dataDir: path.resolve(cwd, env.DATA_DIR || ".agent-server"),
+    workspaceDir: path.resolve(cwd, env.WORKSPACE_DIR || "."),
+    llmApiKey: env.LLM_API_KEY || undefined,
+    logLevel,
     commandEnv: Object.fromEntries(
       Object.entries(env).filter(
         (entry): entry is [string, string] => entry[1] !== undefined && !secretName.test(entry[0]),
       ),
     ),
+    filesRoot: path.normalize(filesRoot),
+    limits,
   };
 }
 
@@ -75,25 +145,25 @@ export function readConfig(): AgentServerConfig {
   return parseConfig(process.argv.slice(2), process.env, process.cwd());
 }
 
+function parseFlags(argv: readonly string[]): Partial<Record<Flag, string>> {
+  const options = Object.fromEntries(
+    Object.keys(FLAGS).map((flag) => [flag, { type: "string" as const }]),
+  ) as Record<Flag, { type: "string" }>;
+  try {
+    return parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values;
+  } catch (error) {
+    const expected = Object.keys(FLAGS)
+      .map((flag) => `--${flag}`)
+      .join(", ");
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ConfigError(`Invalid agent-server arguments: ${reason} (expected ${expected})`);
+  }
+}
+
 function readSessionKeys(env: Readonly<Record<string, string | undefined>>): string[] {
   const keys = Object.entries(env)
     .filter(([name]) => name === "SESSION_API_KEY" || /^OH_SESSION_API_KEYS_\d+$/.test(name))
     .map(([, value]) => value ?? "")
     .filter((value) => value !== "");
   return [...new Set(keys)];
-}
-
-function parseFlags(argv: readonly string[]): { port?: string; host?: string } {
-  const flags: { port?: string; host?: string } = {};
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] ?? "";
-    const [name, inline] = arg.split("=", 2) as [string, string | undefined];
-    if (name !== "--port" && name !== "--host") {
-      throw new ConfigError(`Unknown argument ${JSON.stringify(arg)} (expected --port, --host)`);
-    }
-    const value = inline ?? argv[++i];
-    if (value === undefined) throw new ConfigError(`Missing value after ${name}`);
-    flags[name === "--port" ? "port" : "host"] = value;
-  }
-  return flags;
 }

@@ -1,8 +1,5 @@
-import type { AgentSpec } from "@sandbox-server/agent-contracts";
 import type { Conversation } from "../conversations/conversation";
 import type { Logger } from "../logger";
-import { createLlmAgent } from "./llm-agent";
-import { shellAgent } from "./shell-agent";
 
 /** What an agent gets for one run. */
 export interface AgentRunContext {
@@ -24,8 +21,4 @@ export type RunOutcome = "finished" | "error";
 
 export interface Agent {
   run(ctx: AgentRunContext): Promise<RunOutcome>;
-}
-
-export function selectAgent(spec: AgentSpec): Agent {
-  return spec.kind === "shell" ? shellAgent : createLlmAgent(spec);
 }

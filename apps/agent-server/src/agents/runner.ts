@@ -1,8 +1,8 @@
 import type { Conversation } from "../conversations/conversation";
 import { AppError } from "../errors";
 import { describeError, type Logger } from "../logger";
-import { selectAgent } from "./agent";
 import { nextPendingMessage } from "./pending-messages";
+import { loadAgent } from "./registry";
 
 interface ActiveRun {
   controller: AbortController;
@@ -73,7 +73,6 @@ export class AgentRunner {
 
   private async drive(conversation: Conversation, controller: AbortController): Promise<void> {
     const logger = this.options.logger.child({ conversation_id: conversation.id });
-    const agent = selectAgent(conversation.info.agent);
     const ctx = { ...this.options, conversation, signal: controller.signal, logger };
     // Leaving the active map and setting the final status happen in one synchronous step, so a
     // message or run request arriving meanwhile sees either a running agent or a stopped one.
@@ -84,6 +83,7 @@ export class AgentRunner {
       if (status && !controller.signal.aborted) conversation.setStatus(status);
     };
     try {
+      const agent = await loadAgent(conversation.info.agent);
       for (;;) {
         const outcome = await agent.run(ctx);
         if (controller.signal.aborted) return end();
