@@ -8,4 +8,5 @@ export {
 } from "./process/isolation/detect-bwrap";
 export { type CgroupSupport, detectCgroups } from "./process/isolation/detect-cgroups";
 export * from "./process/process-runtime";
+export { findSandboxProcesses } from "./process/sandbox-processes";
 export type * from "./types";
