@@ -42,6 +42,8 @@ async function main() {
     ...(existsSync(bundledMigrations) ? { migrationsFolder: bundledMigrations } : {}),
     config: {
       maxRunningSandboxes: env.MAX_RUNNING_SANDBOXES,
+      allowUnisolatedMultiUser: env.ALLOW_UNISOLATED_MULTI_USER,
+      webhookAllowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
       sandboxStartTimeoutMs: env.SANDBOX_START_TIMEOUT_MS,
       conversationStartTimeoutMs: env.CONVERSATION_START_TIMEOUT_MS,
       agentRequestTimeoutMs: env.AGENT_REQUEST_TIMEOUT_MS,

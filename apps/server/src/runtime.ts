@@ -6,6 +6,7 @@ import {
   DockerRuntime,
   describeDockerConnection,
   detectBwrap,
+  detectCgroups,
   dockerConnectionFromHost,
   isDockerAvailable,
   ProcessRuntime,
@@ -57,6 +58,13 @@ export async function selectRuntime(env: Env, log: Logger): Promise<SandboxRunti
     if (!bwrap.usable) {
       log.warn({ reason: bwrap.reason }, "process sandboxes are NOT isolated: bubblewrap unusable");
     }
+  }
+  const cgroups = await detectCgroups();
+  if (!cgroups.usable) {
+    log.warn(
+      { reason: cgroups.reason },
+      "process sandboxes' pids and memory limits are not enforced (cgroups unusable); cpu never is",
+    );
   }
   try {
     return new ProcessRuntime({

@@ -193,7 +193,7 @@ describe("send-message rules", () => {
 
       it("5. killed agent server, then ERROR: 503", async () => {
         const conv = await createConversation();
-        killAgentServer(t, conv.sandbox_id);
+        await killAgentServer(t, conv.sandbox_id);
         const refused = await send(surface, conv.id, message("x"));
         expect(refused.status).toBe(503);
         expect(refused.body.code).toBe("SANDBOX_UNAVAILABLE");

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Writable } from "node:stream";
@@ -8,6 +8,7 @@ import type { CoreConfig } from "@sandbox-server/core";
 import {
   containerNameFor,
   DockerRuntime,
+  findSandboxProcesses,
   ProcessRuntime,
   type SandboxRuntime,
 } from "@sandbox-server/runtime";
@@ -65,7 +66,11 @@ export function testRuntime(): RuntimeKind {
   return process.env.TEST_RUNTIME === "docker" ? "docker" : "process";
 }
 
-export async function createRuntime(kind: RuntimeKind, dataDir: string): Promise<SandboxRuntime> {
+export async function createRuntime(
+  kind: RuntimeKind,
+  dataDir: string,
+  sandboxing: "auto" | "none" = "auto",
+): Promise<SandboxRuntime> {
   if (kind === "docker") {
     return new DockerRuntime({
       image: process.env.SANDBOX_TEST_IMAGE ?? "sandbox-server/agent-server:latest",
@@ -73,11 +78,20 @@ export async function createRuntime(kind: RuntimeKind, dataDir: string): Promise
       instance: `test-${path.basename(dataDir)}`,
     });
   }
-  return new ProcessRuntime({ rootDir: path.join(dataDir, "sandboxes"), agentServerEntry });
+  return new ProcessRuntime({
+    rootDir: path.join(dataDir, "sandboxes"),
+    agentServerEntry,
+    sandboxing,
+  });
 }
 
 export async function startTestServer(
-  options: { config?: Partial<CoreConfig>; runtime?: RuntimeKind } = {},
+  options: {
+    config?: Partial<CoreConfig>;
+    runtime?: RuntimeKind;
+    /** Process runtime only: `none` runs sandboxes unisolated (isolation `none`). */
+    sandboxing?: "auto" | "none";
+  } = {},
 ): Promise<TestServer> {
   const kind = options.runtime ?? testRuntime();
   const dataDir = mkdtempSync(path.join(tmpdir(), "sandbox-server-test-"));
@@ -97,7 +111,7 @@ export async function startTestServer(
     supervisorIntervalMs: 300,
     ...options.config,
   };
-  let runtime = await createRuntime(kind, dataDir);
+  let runtime = await createRuntime(kind, dataDir, options.sandboxing);
   const boot = () => startServer({ dataDir, runtime, log, adminApiKey: ADMIN_KEY, config });
   let server = await boot();
 
@@ -166,7 +180,7 @@ export async function startTestServer(
     },
     async restart() {
       await server.close();
-      runtime = await createRuntime(kind, dataDir);
+      runtime = await createRuntime(kind, dataDir, options.sandboxing);
       server = await boot();
     },
     async close() {
@@ -178,14 +192,22 @@ export async function startTestServer(
   return t;
 }
 
-/** Kills a sandbox's agent server from outside the control plane (SIGKILL / docker kill). */
-export function killAgentServer(t: TestServer, sandboxId: string): void {
+/**
+ * Kills a sandbox from outside the control plane (SIGKILL of every process of it / docker kill).
+ * Under bubblewrap the recorded pid is bwrap's own, whose death alone would leave the agent
+ * server running inside its pid namespace: every process of the sandbox goes.
+ */
+export async function killAgentServer(t: TestServer, sandboxId: string): Promise<void> {
   if (t.runtime.kind === "docker") {
     execFileSync("docker", ["kill", containerNameFor(sandboxId)], { stdio: "ignore" });
     return;
   }
-  const state = JSON.parse(
-    readFileSync(path.join(t.dataDir, "sandboxes", sandboxId, "sandbox.json"), "utf8"),
-  ) as { pid: number };
-  process.kill(state.pid, "SIGKILL");
+  const processes = await findSandboxProcesses(path.join(t.dataDir, "sandboxes", sandboxId));
+  for (const { pid } of processes) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // gone already
+    }
+  }
 }

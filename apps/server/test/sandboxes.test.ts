@@ -63,7 +63,7 @@ describe("sandbox lifecycle", () => {
 
   it("marks a killed agent server ERROR within seconds, refuses illegal moves, and resume brings it back", async () => {
     const sandbox = await startRunning(alice);
-    killAgentServer(t, sandbox.id);
+    await killAgentServer(t, sandbox.id);
     const errored = await t.waitForStatus(sandbox.id, "ERROR", alice, 10_000);
     expect(errored.body.status_detail).toMatch(/SIGKILL|exit/i);
 

@@ -17,6 +17,7 @@ export const defaultConfig: CoreConfig = {
   agentRequestTimeoutMs: 30_000,
   statusProbeTimeoutMs: 500,
   maxRunningSandboxes: 20,
+  allowUnisolatedMultiUser: false,
   healthGraceMs: 10_000,
   supervisorIntervalMs: 1_000,
   idleAutoPauseMs: null,

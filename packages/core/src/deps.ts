@@ -15,6 +15,11 @@ export interface CoreConfig {
   /** How long a read waits for a live execution_status before answering null. */
   statusProbeTimeoutMs: number;
   maxRunningSandboxes: number;
+  /**
+   * Whether more than one user may exist while the runtime does not isolate sandboxes
+   * (isolation `none`): without isolation the server is for one person and their own agents.
+   */
+  allowUnisolatedMultiUser: boolean;
   /** How long a RUNNING sandbox may fail health checks before it is ERROR. */
   healthGraceMs: number;
   supervisorIntervalMs: number;

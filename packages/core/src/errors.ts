@@ -57,6 +57,16 @@ export const errorCodes = {
   USER_NOT_FOUND: { status: 404, trpc: "NOT_FOUND", message: "User not found" },
   WEBHOOK_NOT_FOUND: { status: 404, trpc: "NOT_FOUND", message: "Webhook not found" },
   API_KEY_NOT_FOUND: { status: 404, trpc: "NOT_FOUND", message: "API key not found" },
+  CANNOT_MODIFY_SELF: {
+    status: 409,
+    trpc: "CONFLICT",
+    message: "Admins cannot disable or delete themselves",
+  },
+  UNISOLATED_MULTI_USER: {
+    status: 409,
+    trpc: "CONFLICT",
+    message: "Sandboxes are not isolated here, so this server serves one user only",
+  },
   LAST_API_KEY: { status: 409, trpc: "CONFLICT", message: "The last API key cannot be revoked" },
   API_KEY_LIMIT_REACHED: { status: 409, trpc: "CONFLICT", message: "Too many API keys" },
   SPEC_NOT_SUPPORTED: {

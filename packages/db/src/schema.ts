@@ -9,6 +9,13 @@ export const users = sqliteTable("users", {
   name: text("name").notNull(),
   isAdmin: integer("is_admin", { mode: "boolean" }).notNull().default(false),
   createdAt: createdAt(),
+  /** Set while an admin has disabled the user: every key is refused. */
+  disabledAt: integer("disabled_at"),
+  /**
+   * Set once an admin deleted the user. The row stays as a tombstone, so the user's archived
+   * conversations keep their owner; the user's keys are gone and the API answers 404 for them.
+   */
+  deletedAt: integer("deleted_at"),
 });
 
 export const apiKeys = sqliteTable(

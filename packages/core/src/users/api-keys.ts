@@ -82,6 +82,14 @@ export async function issueApiKeyRow(
   return { key, row };
 }
 
+/** Drops every cached key of the user, effective at once (disable, delete). */
+export function forgetUserKeys(deps: CoreDeps, userId: string): void {
+  revocations.set(deps.apiKeyCache, revocationEpoch(deps) + 1);
+  for (const [hash, entry] of deps.apiKeyCache) {
+    if (entry.user.id === userId) deps.apiKeyCache.delete(hash);
+  }
+}
+
 /**
  * Revokes one of the user's live keys, effective at once (also for requests already holding it
  * in the verified-key cache). The user's last live key cannot be revoked: nobody could sign in

@@ -2,8 +2,20 @@ import { z } from "zod";
 import { Timestamp } from "../shared/contracts";
 
 export const UserOut = z
-  .object({ id: z.string(), name: z.string(), is_admin: z.boolean(), created_at: Timestamp })
+  .object({
+    id: z.string(),
+    name: z.string(),
+    is_admin: z.boolean(),
+    disabled: z.boolean().describe("Disabled users' keys are refused until an admin enables them"),
+    created_at: Timestamp,
+  })
   .meta({ id: "User" });
+
+export const UserIdInput = z.object({ id: z.string().min(1).max(64).describe("User id") });
+
+export const UserList = z.object({ items: z.array(UserOut) }).meta({ id: "UserList" });
+
+export const DeletedUser = z.object({ success: z.boolean(), id: z.string() });
 
 export const CreateUserInput = z.object({
   name: z.string().trim().min(1).max(200),

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { rest } from "../shared/rest";
-import { iso } from "../shared/time";
 import { authedProcedure } from "../trpc";
 import { UserOut } from "./contracts";
+import { userOut } from "./user-out";
 
 export const getMe = authedProcedure
   .meta(
@@ -10,9 +10,4 @@ export const getMe = authedProcedure
   )
   .input(z.object({}))
   .output(UserOut)
-  .query(({ ctx }) => ({
-    id: ctx.user.id,
-    name: ctx.user.name,
-    is_admin: ctx.user.isAdmin,
-    created_at: iso(ctx.user.createdAt),
-  }));
+  .query(({ ctx }) => userOut(ctx.user));

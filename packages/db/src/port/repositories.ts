@@ -9,6 +9,7 @@ import type {
   ConversationSort,
   DeliveryFilter,
   EventActivity,
+  NewUser,
   NewWebhookDelivery,
   SandboxFilter,
   SandboxPatch,
@@ -27,9 +28,17 @@ import type {
  */
 
 export interface UserRepository {
-  insert(user: User): Promise<User>;
+  insert(user: NewUser): Promise<User>;
+  /** A user that was not deleted (disabled users included). */
   get(id: string): Promise<User | undefined>;
+  /** Users that were not deleted. */
   count(): Promise<number>;
+  /** Users that were not deleted, oldest first. */
+  list(): Promise<User[]>;
+  /** Disables (a time) or enables (null) the user; false when there is no such live user. */
+  setDisabled(id: string, disabledAt: number | null): Promise<boolean>;
+  /** Leaves a tombstone (the user's conversations keep their owner) and removes every key. */
+  markDeleted(id: string, deletedAt: number): Promise<void>;
   insertApiKey(key: ApiKey): Promise<ApiKey>;
   /** A user's live (not revoked) keys, oldest first. */
   listLiveKeys(userId: string): Promise<ApiKey[]>;
@@ -37,7 +46,7 @@ export interface UserRepository {
   revokeKey(keyId: string, now: number): Promise<void>;
   /** Makes a revoked key live again (a fixed admin key from the environment); false if unknown. */
   reviveKeyByHash(keyHash: string): Promise<boolean>;
-  /** The owner of a live (not revoked) key, looked up by the key's hash. */
+  /** The owner of a live (not revoked) key, if that owner is neither disabled nor deleted. */
   findByKeyHash(keyHash: string): Promise<User | undefined>;
 }
 

@@ -7,6 +7,8 @@ import type * as schema from "../schema";
  */
 
 export type User = typeof schema.users.$inferSelect;
+/** A user as created: not disabled, not deleted. */
+export type NewUser = Omit<User, "disabledAt" | "deletedAt">;
 export type ApiKey = typeof schema.apiKeys.$inferSelect;
 export type SandboxSpecRow = typeof schema.sandboxSpecs.$inferSelect;
 export type SandboxRow = typeof schema.sandboxes.$inferSelect;

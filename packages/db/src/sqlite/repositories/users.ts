@@ -1,5 +1,5 @@
 import { and, count, eq, isNull, sql } from "drizzle-orm";
-import type { ApiKey, User } from "../../port/rows";
+import type { ApiKey, NewUser, User } from "../../port/rows";
 import { apiKeys, users } from "../../schema";
 import type { Db } from "../client";
 
@@ -9,18 +9,55 @@ export function createUserRepository(db: Db) {
     .select({ user: users })
     .from(apiKeys)
     .innerJoin(users, eq(users.id, apiKeys.userId))
-    .where(and(eq(apiKeys.keyHash, sql.placeholder("keyHash")), isNull(apiKeys.revokedAt)))
+    .where(
+      and(
+        eq(apiKeys.keyHash, sql.placeholder("keyHash")),
+        isNull(apiKeys.revokedAt),
+        isNull(users.disabledAt),
+        isNull(users.deletedAt),
+      ),
+    )
     .prepare();
   return {
-    insert(user: User): User {
+    insert(user: NewUser): User {
       db.insert(users).values(user).run();
-      return user;
+      return { ...user, disabledAt: null, deletedAt: null };
     },
+    /** A user that was not deleted (disabled users included). */
     get(id: string): User | undefined {
-      return db.select().from(users).where(eq(users.id, id)).get();
+      return db
+        .select()
+        .from(users)
+        .where(and(eq(users.id, id), isNull(users.deletedAt)))
+        .get();
     },
+    /** Users that were not deleted. */
     count(): number {
-      return db.select({ n: count() }).from(users).get()?.n ?? 0;
+      return db.select({ n: count() }).from(users).where(isNull(users.deletedAt)).get()?.n ?? 0;
+    },
+    /** Users that were not deleted, oldest first. */
+    list(): User[] {
+      return db
+        .select()
+        .from(users)
+        .where(isNull(users.deletedAt))
+        .orderBy(users.createdAt, users.id)
+        .all();
+    },
+    /** Disables (a time) or enables (null) the user; false when there is no such live user. */
+    setDisabled(id: string, disabledAt: number | null): boolean {
+      return (
+        db
+          .update(users)
+          .set({ disabledAt })
+          .where(and(eq(users.id, id), isNull(users.deletedAt)))
+          .run().changes > 0
+      );
+    },
+    /** Leaves a tombstone and removes every key of the user. */
+    markDeleted(id: string, deletedAt: number): void {
+      db.delete(apiKeys).where(eq(apiKeys.userId, id)).run();
+      db.update(users).set({ deletedAt }).where(eq(users.id, id)).run();
     },
     insertApiKey(key: ApiKey): ApiKey {
       db.insert(apiKeys).values(key).run();

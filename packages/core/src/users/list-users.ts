@@ -1,0 +1,17 @@
+import { z } from "zod";
+import { rest } from "../shared/rest";
+import { adminProcedure } from "../trpc";
+import { UserList } from "./contracts";
+import { userOut } from "./user-out";
+
+export const listUsers = adminProcedure
+  .meta(
+    rest("GET", "/users", "list_users", {
+      summary: "Every user, oldest first (admins only)",
+      tag: "Users",
+      errors: [403],
+    }),
+  )
+  .input(z.object({}))
+  .output(UserList)
+  .query(async ({ ctx }) => ({ items: (await ctx.deps.repos.users.list()).map(userOut) }));
