@@ -207,10 +207,14 @@ describe("search", () => {
     expect(byStatus.body.items).toEqual([]);
   });
 
-  it("lists the built-in sandbox spec", async () => {
+  it("lists the built-in sandbox spec with the isolation this server gives it", async () => {
     const res = await t.api("GET", "/api/v1/sandbox-specs/search");
     expect(res.status).toBe(200);
-    expect(res.body.items.map((s: { id: string }) => s.id)).toContain("default");
+    const spec = res.body.items.find((s: { id: string }) => s.id === "default");
+    expect(spec).toBeDefined();
+    expect(spec.isolation).toBe(t.runtime.isolation);
+    // This suite runs where isolation exists: bubblewrap (CI installs it) or Docker.
+    expect(spec.isolation).toBe(t.runtime.kind === "docker" ? "container" : "namespaces");
   });
 });
 

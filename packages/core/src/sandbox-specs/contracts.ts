@@ -1,4 +1,5 @@
 import type { SandboxSpecRow } from "@sandbox-server/db";
+import type { IsolationLevel } from "@sandbox-server/runtime";
 import { z } from "zod";
 import { pageInput, pageOf, Timestamp } from "../shared/contracts";
 import { iso } from "../shared/time";
@@ -16,6 +17,12 @@ export const SandboxSpec = z
     cpu: z.number().nullable(),
     memory_mb: z.number().int().nullable(),
     pids: z.number().int().nullable(),
+    isolation: z
+      .enum(["none", "namespaces", "container"])
+      .nullable()
+      .describe(
+        "How this server isolates sandboxes of the spec: container (Docker), namespaces (bubblewrap) or none (plain processes: for one person and their own agents). Null when this server cannot run the spec.",
+      ),
     created_at: Timestamp,
   })
   .meta({ id: "SandboxSpec" });
@@ -23,7 +30,12 @@ export const SandboxSpec = z
 export const SandboxSpecPage = pageOf(SandboxSpec, "SandboxSpecPage");
 export const SearchSandboxSpecsInput = z.object({ ...pageInput });
 
-export function toSandboxSpec(row: SandboxSpecRow): z.infer<typeof SandboxSpec> {
+/** The spec as shown by a server whose runtime is `runtime` (its kind and isolation). */
+export function toSandboxSpec(
+  row: SandboxSpecRow,
+  runtime: { kind: string; isolation: IsolationLevel },
+): z.infer<typeof SandboxSpec> {
+  const runnable = row.runtime === "any" || row.runtime === runtime.kind;
   return {
     id: row.id,
     name: row.name,
@@ -37,6 +49,7 @@ export function toSandboxSpec(row: SandboxSpecRow): z.infer<typeof SandboxSpec> 
     cpu: row.cpu,
     memory_mb: row.memoryMb,
     pids: row.pids,
+    isolation: runnable ? runtime.isolation : null,
     created_at: iso(row.createdAt),
   };
 }

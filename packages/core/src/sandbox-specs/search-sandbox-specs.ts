@@ -14,5 +14,5 @@ export const searchSandboxSpecs = authedProcedure
   .output(SandboxSpecPage)
   .query(async ({ ctx, input }) => {
     const page = await ctx.deps.repos.specs.search({ limit: input.limit, pageId: input.page_id });
-    return toPageOut(page, toSandboxSpec);
+    return toPageOut(page, (row) => toSandboxSpec(row, ctx.deps.runtime));
   });
