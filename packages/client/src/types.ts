@@ -1,0 +1,10 @@
+import type { RouterOutputs } from "./app-router";
+
+/** A sandbox as the control plane shows it to its owner. */
+export type Sandbox = RouterOutputs["sandboxes"]["get"];
+export type SandboxStatus = Sandbox["status"];
+/** A conversation with an agent, hosted by a sandbox's agent server. */
+export type AppConversation = RouterOutputs["conversations"]["get"];
+export type ExecutionStatus = NonNullable<AppConversation["execution_status"]>;
+/** An event of a conversation as the control plane stored it (the agent server's event as sent). */
+export type ConversationEvent = RouterOutputs["events"]["search"]["items"][number];
