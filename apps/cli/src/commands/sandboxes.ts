@@ -1,0 +1,155 @@
+import {
+  type RouterInputs,
+  type Sandbox,
+  type SandboxStatus,
+  waitForSandboxStatus,
+} from "@sandbox-server/client";
+import { type Command, Option } from "commander";
+import type { CommandContext, JsonOption } from "../context";
+import { printJson, printTable } from "../output";
+import { collectPair, pageSize, positiveNumber } from "../parse";
+import { printSandbox, sandboxColumns } from "./render";
+
+const statuses: SandboxStatus[] = ["STARTING", "RUNNING", "PAUSED", "STOPPING", "ERROR"];
+
+interface ListOptions extends JsonOption {
+  status?: SandboxStatus;
+  spec?: string;
+  label?: string;
+  limit: number;
+  all?: boolean;
+}
+
+interface CreateOptions extends JsonOption {
+  spec?: string;
+  label?: Record<string, string>;
+  env?: Record<string, string>;
+  wait?: boolean;
+  timeout: number;
+}
+
+interface WaitOptions extends JsonOption {
+  status: SandboxStatus[];
+  timeout: number;
+}
+
+function show(ctx: CommandContext, sandbox: Sandbox, options: JsonOption) {
+  if (options.json) printJson(ctx.out, sandbox);
+  else printSandbox(ctx.out, sandbox);
+}
+
+async function listSandboxes(ctx: CommandContext, options: ListOptions) {
+  const client = ctx.session.client();
+  const items: Sandbox[] = [];
+  let pageId: string | undefined;
+  do {
+    const input: RouterInputs["sandboxes"]["search"] = {
+      status: options.status,
+      sandbox_spec_id: options.spec,
+      label: options.label,
+      limit: options.limit,
+      page_id: pageId,
+    };
+    const page = await client.sandboxes.search.query(input);
+    items.push(...page.items);
+    pageId = options.all ? (page.next_page_id ?? undefined) : undefined;
+  } while (pageId);
+  if (options.json) printJson(ctx.out, items);
+  else printTable(ctx.out, items, sandboxColumns);
+}
+
+export function registerSandboxes(program: Command, ctx: CommandContext): void {
+  const sandboxes = program
+    .command("sandboxes")
+    .description("start, list, pause, resume and delete sandboxes");
+
+  sandboxes
+    .command("list")
+    .description("list your sandboxes, newest first")
+    .addOption(new Option("--status <status>", "only sandboxes in this status").choices(statuses))
+    .option("--spec <id>", "only sandboxes of this sandbox spec")
+    .option("--label <label>", "only sandboxes with this label: key or key=value")
+    .option("--limit <n>", "page size, 1..100", pageSize, 100)
+    .option("--all", "follow every page, not only the first")
+    .option("--json", "print a JSON array (for scripts)")
+    .action((options: ListOptions) => listSandboxes(ctx, options));
+
+  sandboxes
+    .command("create")
+    .description("start a sandbox (STARTING at once; RUNNING once its agent server answers)")
+    .option("--spec <id>", "sandbox spec to start from (default: the built-in spec)")
+    .option("--label <key=value>", "a label, repeatable", collectPair)
+    .option("--env <KEY=VALUE>", "an environment variable for the sandbox, repeatable", collectPair)
+    .option("--wait", "wait until it is RUNNING")
+    .option("--timeout <seconds>", "how long --wait waits", positiveNumber, 60)
+    .option("--json", "print JSON (for scripts)")
+    .action(async (options: CreateOptions) => {
+      const client = ctx.session.client();
+      let sandbox = await client.sandboxes.start.mutate({
+        sandbox_spec_id: options.spec,
+        labels: options.label,
+        env: options.env,
+      });
+      if (options.wait) {
+        sandbox = await waitForSandboxStatus(client, sandbox.id, "RUNNING", {
+          timeoutMs: options.timeout * 1000,
+          signal: ctx.signal,
+        });
+      }
+      show(ctx, sandbox, options);
+    });
+
+  sandboxes
+    .command("get")
+    .description("show one sandbox")
+    .argument("<id>", "sandbox id")
+    .option("--json", "print JSON, including the agent server's session key (for scripts)")
+    .action(async (id: string, options: JsonOption) => {
+      show(ctx, await ctx.session.client().sandboxes.get.query({ id }), options);
+    });
+
+  for (const [verb, description] of [
+    ["pause", "pause a RUNNING sandbox (its processes are frozen)"],
+    ["resume", "resume a PAUSED (or ERROR) sandbox and wait until it runs"],
+  ] as const) {
+    sandboxes
+      .command(verb)
+      .description(description)
+      .argument("<id>", "sandbox id")
+      .option("--json", "print JSON (for scripts)")
+      .action(async (id: string, options: JsonOption) => {
+        show(ctx, await ctx.session.client().sandboxes[verb].mutate({ id }), options);
+      });
+  }
+
+  sandboxes
+    .command("delete")
+    .description("stop and remove a sandbox; its conversations become archived")
+    .argument("<id>", "sandbox id")
+    .option("--json", "print JSON (for scripts)")
+    .action(async (id: string, options: JsonOption) => {
+      const result = await ctx.session.client().sandboxes.delete.mutate({ id });
+      if (options.json) printJson(ctx.out, result);
+      else ctx.out.write(`deleted ${result.id}\n`);
+    });
+
+  sandboxes
+    .command("wait")
+    .description("wait until a sandbox reaches a status; fails on timeout or when it is ERROR")
+    .argument("<id>", "sandbox id")
+    .addOption(
+      new Option("--status <status...>", "the status to wait for (several: any of them)")
+        .choices(statuses)
+        .default(["RUNNING"]),
+    )
+    .option("--timeout <seconds>", "give up after this long", positiveNumber, 60)
+    .option("--json", "print JSON (for scripts)")
+    .action(async (id: string, options: WaitOptions) => {
+      const sandbox = await waitForSandboxStatus(ctx.session.client(), id, options.status, {
+        timeoutMs: options.timeout * 1000,
+        signal: ctx.signal,
+      });
+      if (options.json) printJson(ctx.out, sandbox);
+      else ctx.out.write(`${sandbox.id} ${sandbox.status}\n`);
+    });
+}

@@ -1,0 +1,66 @@
+import { expect, inject, it } from "vitest";
+import { runCli } from "./cli";
+
+const { url, dataDir } = inject("server");
+// As a person on the server's machine: the URL, and the data directory that holds the admin key.
+const env = { SANDBOX_SERVER_URL: url, DATA_DIR: dataDir };
+
+interface SandboxJson {
+  id: string;
+  status: string;
+  labels: Record<string, string>;
+}
+
+it("creates, lists, waits for, pauses, resumes and deletes a sandbox", async () => {
+  const created = await runCli(["sandboxes", "create", "--label", "team=cli", "--json"], env);
+  expect(created.code, created.stderr).toBe(0);
+  const sandbox = JSON.parse(created.stdout) as SandboxJson;
+  expect(sandbox.labels).toEqual({ team: "cli" });
+
+  const waited = await runCli(
+    ["sandboxes", "wait", sandbox.id, "--status", "RUNNING", "--timeout", "60"],
+    env,
+  );
+  expect(waited.code, waited.stderr).toBe(0);
+  expect(waited.stdout).toBe(`${sandbox.id} RUNNING\n`);
+
+  const table = await runCli(["sandboxes", "list", "--label", "team=cli"], env);
+  expect(table.code).toBe(0);
+  const [header, ...rows] = table.stdout.trimEnd().split("\n");
+  expect(header).toMatch(/^ID\s+STATUS\s+SPEC\s+CREATED\s+LABELS$/);
+  expect(rows).toHaveLength(1);
+  expect(rows[0]).toMatch(new RegExp(`^${sandbox.id}\\s+RUNNING\\s+default\\s+.*team=cli$`));
+
+  const json = await runCli(["sandboxes", "list", "--json", "--status", "RUNNING"], env);
+  const listed = JSON.parse(json.stdout) as SandboxJson[];
+  expect(listed.map((s) => s.id)).toContain(sandbox.id);
+
+  const get = await runCli(["sandboxes", "get", sandbox.id], env);
+  expect(get.stdout).toMatch(/^status: +RUNNING$/m);
+  expect(get.stdout).toMatch(/^agent server: +http:\/\/127\.0\.0\.1:\d+$/m);
+
+  const paused = await runCli(["sandboxes", "pause", sandbox.id, "--json"], env);
+  expect((JSON.parse(paused.stdout) as SandboxJson).status).toBe("PAUSED");
+  // Waiting for a status it does not reach by itself ends with a timeout error.
+  const stuck = await runCli(["sandboxes", "wait", sandbox.id, "--timeout", "0.3"], env);
+  expect(stuck.code).not.toBe(0);
+  expect(stuck.stderr).toMatch(/^sandbox-server: error: Sandbox \S+ is PAUSED, not RUNNING/);
+
+  const resumed = await runCli(["sandboxes", "resume", sandbox.id], env);
+  expect(resumed.stdout).toMatch(/^status: +RUNNING$/m);
+
+  const deleted = await runCli(["sandboxes", "delete", sandbox.id], env);
+  expect(deleted.stdout).toBe(`deleted ${sandbox.id}\n`);
+  const gone = await runCli(["sandboxes", "get", sandbox.id], env);
+  expect(gone.code).toBe(1);
+  expect(gone.stdout).toBe("");
+  expect(gone.stderr).toMatch(/^sandbox-server: error: [^\n]+ \(SANDBOX_NOT_FOUND, HTTP 404\)\n$/);
+});
+
+it("creates a sandbox and waits for it in one command", async () => {
+  const created = await runCli(["sandboxes", "create", "--wait", "--json"], env);
+  expect(created.code, created.stderr).toBe(0);
+  const sandbox = JSON.parse(created.stdout) as SandboxJson;
+  expect(sandbox.status).toBe("RUNNING");
+  await runCli(["sandboxes", "delete", sandbox.id], env);
+});
