@@ -34,7 +34,12 @@ export default defineConfig({
                 ...shared,
                 name: "docker",
                 include: ["test/**/*.test.ts"],
-                exclude: ["test/http.test.ts"],
+                // The HTTP layer does not depend on the runtime: once, in the process project.
+                exclude: [
+                  "test/http.test.ts",
+                  "test/rest-surface.test.ts",
+                  "test/http-hardening.test.ts",
+                ],
                 env: { TEST_RUNTIME: "docker" },
                 globalSetup: ["../../packages/runtime/src/docker/test/global-setup.ts"],
               },

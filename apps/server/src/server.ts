@@ -1,5 +1,5 @@
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
-import type { Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { bootstrapAdmin, type Core, type CoreConfig, createCore } from "@sandbox-server/core";
@@ -8,6 +8,7 @@ import type { SandboxRuntime } from "@sandbox-server/runtime";
 import type { Logger } from "pino";
 import { createApp } from "./http/app";
 import { answerClientErrors } from "./http/client-errors";
+import { type HttpTimeouts, httpServerOptions } from "./http/server-options";
 
 export interface StartServerOptions {
   dataDir: string;
@@ -18,6 +19,8 @@ export interface StartServerOptions {
   adminApiKey?: string | undefined;
   config?: Partial<CoreConfig>;
   bodyLimitBytes?: number;
+  /** Client timeouts of the HTTP server (defaults: DEFAULT_HTTP_TIMEOUTS). */
+  httpTimeouts?: Partial<HttpTimeouts>;
   defaultImage?: string;
   migrationsFolder?: string;
 }
@@ -61,13 +64,13 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     isReady: () => ready,
   });
   await core.start();
-  const server = app.listen(options.port ?? 0, options.host ?? "127.0.0.1");
+  const server = createServer(httpServerOptions(options.httpTimeouts), app);
   answerClientErrors(server);
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);
+    server.listen(options.port ?? 0, options.host ?? "127.0.0.1");
   });
-  server.keepAliveTimeout = 65_000;
   ready = true;
   const address = server.address() as AddressInfo;
   const url = `http://${address.address}:${address.port}`;

@@ -1,6 +1,5 @@
 export * from "./agent-client";
 export * from "./agent-contracts";
-export { pinBodySchemas } from "./body-coercion";
 export * from "./context";
 export * from "./create-core";
 export * from "./deps";

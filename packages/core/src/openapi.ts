@@ -1,7 +1,8 @@
 import type { AnyTRPCProcedure } from "@trpc/server";
 import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
+import { type ErrorCode, errorCodes, HttpStatus, isErrorStatus } from "./errors";
 import { appRouter } from "./router";
-import { API_PREFIX } from "./shared/rest";
+import { API_PREFIX, DEFAULT_BODY_LIMIT_BYTES } from "./shared/rest";
 import type { Meta } from "./trpc";
 
 type SchemaObject = NonNullable<NonNullable<OpenAPIObject["components"]>["schemas"]>[string];
@@ -27,17 +28,22 @@ const ErrorBody: SchemaObject = {
   },
 };
 
-const statusText: Record<string, string> = {
-  "401": "Missing or invalid API key",
-  "403": "Not allowed",
-  "404": "Not found",
-  "409": "Conflict with the sandbox's current status",
-  "410": "Gone: the conversation is archived",
-  "413": "Request body too large",
-  "422": "Validation error",
-  "429": "Sandbox limit reached",
-  "503": "Sandbox or agent server unavailable",
-};
+/** How an error response of each status is described, by the code that stands for it. */
+const responseText: [ErrorCode, string][] = [
+  ["UNAUTHORIZED", "Missing or invalid API key"],
+  ["FORBIDDEN", "Not allowed"],
+  ["NOT_FOUND", "Not found"],
+  ["INVALID_SANDBOX_STATE", "Conflict with the sandbox's current status"],
+  ["CONVERSATION_ARCHIVED", "Gone: the conversation is archived"],
+  ["PAYLOAD_TOO_LARGE", "Request body too large"],
+  ["UNSUPPORTED_MEDIA_TYPE", "Request body is not uncompressed JSON"],
+  ["VALIDATION_FAILED", "Validation error"],
+  ["SANDBOX_LIMIT_REACHED", "Sandbox limit reached"],
+  ["SANDBOX_UNAVAILABLE", "Sandbox or agent server unavailable"],
+];
+const statusText = new Map(
+  responseText.map(([code, text]) => [String(errorCodes[code].status), text]),
+);
 
 /** Procedure path (e.g. `sandboxes.start`) → its meta, for statuses and documentation. */
 export function procedureMetas(): Map<string, Meta> {
@@ -50,13 +56,31 @@ export function procedureMetas(): Map<string, Meta> {
   );
 }
 
+const MIB = 1024 * 1024;
+
+function sizeText(bytes: number): string {
+  return bytes % MIB === 0 ? `${bytes / MIB} MiB` : `${bytes} bytes`;
+}
+
+export interface OpenApiDocumentOptions {
+  /** The server's request body limit, stated in the description. */
+  bodyLimitBytes?: number;
+}
+
 /** The OpenAPI 3.1 document of the REST surface, with true success codes and our error body. */
-export function createOpenApiDocument(baseUrl: string): OpenAPIObject {
+export function createOpenApiDocument(
+  baseUrl: string,
+  options: OpenApiDocumentOptions = {},
+): OpenAPIObject {
+  const bodyLimit = sizeText(options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES);
   const doc = generateOpenApiDocument(appRouter, {
     title: "Sandbox Server API",
     version: "1.0.0",
     description:
-      "Control plane for agent sandboxes. Authenticate with `Authorization: Bearer <key>`.",
+      "Control plane for agent sandboxes. Authenticate with `Authorization: Bearer <key>`. " +
+      `Request bodies are JSON (\`application/json\`, UTF-8, not compressed) of at most ${bodyLimit}; ` +
+      "a larger body is refused with 413 `PAYLOAD_TOO_LARGE`, any other type or a " +
+      "`Content-Encoding` with 415 `UNSUPPORTED_MEDIA_TYPE`.",
     baseUrl: baseUrl || "/",
     securitySchemes: {
       Authorization: { type: "http", scheme: "bearer" },
@@ -69,20 +93,29 @@ export function createOpenApiDocument(baseUrl: string): OpenAPIObject {
       successByOperation.set(meta.openapi.operationId, meta.successStatus);
     }
   }
-  doc.components = { ...doc.components, schemas: { ...doc.components?.schemas, Error: ErrorBody } };
+  // trpc-to-openapi adds its own error shapes (`error.NOT_FOUND`, ...); every error response below
+  // uses ours instead, so they would only mislead.
+  const schemas = Object.entries(doc.components?.schemas ?? {}).filter(
+    ([name]) => !name.startsWith("error."),
+  );
+  doc.components = {
+    ...doc.components,
+    schemas: { ...Object.fromEntries(schemas), Error: ErrorBody },
+  };
   for (const item of Object.values(doc.paths ?? {})) {
     for (const method of ["get", "post", "put", "patch", "delete"] as const) {
       const operation = item?.[method];
       if (!operation?.responses) continue;
       const success = operation.operationId && successByOperation.get(operation.operationId);
-      if (success && operation.responses["200"]) {
-        operation.responses[String(success)] = operation.responses["200"];
-        delete operation.responses["200"];
+      const ok = String(HttpStatus.OK);
+      if (success && operation.responses[ok]) {
+        operation.responses[String(success)] = operation.responses[ok];
+        delete operation.responses[ok];
       }
       for (const status of Object.keys(operation.responses)) {
-        if (Number(status) < 400) continue;
+        if (!isErrorStatus(Number(status))) continue;
         operation.responses[status] = {
-          description: statusText[status] ?? "Error",
+          description: statusText.get(status) ?? "Error",
           content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
         };
       }

@@ -1,35 +1,49 @@
-import { type Server, STATUS_CODES } from "node:http";
+import { type Server, type ServerResponse, STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
+import { AppError, describeError, type ErrorCode } from "@sandbox-server/core";
 
-/** What the client sees when its bytes never became a request. */
-function answerFor(code: string | undefined): [status: number, code: string, message: string] {
+/** What the client sees when its bytes never became a (complete) request. */
+function codeFor(code: string | undefined): ErrorCode {
   switch (code) {
     case "HPE_HEADER_OVERFLOW":
-      return [431, "HEADERS_TOO_LARGE", "The request line or headers are too large"];
+      return "HEADERS_TOO_LARGE";
     case "ERR_HTTP_REQUEST_TIMEOUT":
-      return [408, "REQUEST_TIMEOUT", "The request was not received in time"];
+      return "REQUEST_TIMEOUT";
     default:
-      return [400, "BAD_REQUEST", "The request is not valid HTTP"];
+      return "BAD_REQUEST";
   }
 }
 
 /**
- * Requests that fail before they reach express (a URL or headers over Node's 16 KiB limit,
- * malformed HTTP, a request too slow to arrive) get Node's bare status line by default. Here they
- * get the same JSON error body as every other error, then the connection is closed.
+ * Requests that fail in Node's HTTP parser (a URL or headers over Node's 16 KiB limit, malformed
+ * HTTP or chunked encoding, a request too slow to arrive) get Node's bare status line by default,
+ * or nothing at all once the request line was read. Here they get the same JSON error body as
+ * every other error, then the connection is closed: after a parse error it cannot carry another
+ * request.
  */
 export function answerClientErrors(server: Server): void {
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
-    // A reset peer cannot be answered; a socket mid-response cannot take a second one.
-    const inResponse = (socket as Duplex & { _httpMessage?: unknown })._httpMessage;
-    if (error.code === "ECONNRESET" || !socket.writable || inResponse) {
+    // The response of a request whose body broke off, if express already holds one.
+    const response = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+    // A reset peer cannot be answered; a response already started cannot take a second one.
+    if (error.code === "ECONNRESET" || !socket.writable || response?.headersSent) {
       socket.destroy();
       return;
     }
-    const [status, code, message] = answerFor(error.code);
-    const body = JSON.stringify({ code, message });
+    const described = describeError(new AppError(codeFor(error.code)));
+    const body = JSON.stringify({ code: described.code, message: described.message });
+    if (response) {
+      response.shouldKeepAlive = false;
+      response.writeHead(described.status, {
+        "content-type": "application/json; charset=utf-8",
+        "content-length": Buffer.byteLength(body),
+        connection: "close",
+      });
+      response.end(body, () => socket.destroy());
+      return;
+    }
     socket.end(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+      `HTTP/1.1 ${described.status} ${STATUS_CODES[described.status]}\r\n` +
         "Content-Type: application/json; charset=utf-8\r\n" +
         `Content-Length: ${Buffer.byteLength(body)}\r\n` +
         "Connection: close\r\n\r\n" +

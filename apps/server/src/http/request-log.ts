@@ -5,7 +5,6 @@ import type { Logger } from "pino";
 declare module "express-serve-static-core" {
   interface Request {
     id: string;
-    rawBody?: Buffer;
   }
 }
 

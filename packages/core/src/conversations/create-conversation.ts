@@ -1,3 +1,4 @@
+import { HttpStatus } from "../errors";
 import { rest } from "../shared/rest";
 import { authedProcedure } from "../trpc";
 import { AppConversation, CreateConversationInput, toAppConversation } from "./contracts";
@@ -10,8 +11,14 @@ export const createConversation = authedProcedure
       description:
         "Starts a sandbox (or uses `sandbox_id`), waits until it is RUNNING and the conversation exists on its agent server, delivers `initial_message`, and returns the conversation.",
       tag: "App conversations",
-      successStatus: 201,
-      errors: [404, 409, 429, 503],
+      successStatus: HttpStatus.CREATED,
+      errors: [
+        "SANDBOX_NOT_FOUND",
+        "SANDBOX_SPEC_NOT_FOUND",
+        "SANDBOX_NOT_RUNNING",
+        "SANDBOX_LIMIT_REACHED",
+        "SANDBOX_START_FAILED",
+      ],
     }),
   )
   .input(CreateConversationInput)

@@ -8,7 +8,7 @@ export const getConversation = authedProcedure
     rest("GET", "/app-conversations/{id}", "get_app_conversation", {
       summary: "Read a conversation, including its conversation_url",
       tag: "App conversations",
-      errors: [404],
+      errors: ["CONVERSATION_NOT_FOUND"],
     }),
   )
   .input(GetConversationInput)

@@ -22,7 +22,13 @@ export const sendMessage = withOriginalBody
         description:
           "Thin proxy: forwards the body unchanged to the conversation's agent server. Custom processing belongs in webhooks.",
         tag: "App conversations",
-        errors: [404, 409, 410, 503],
+        errors: [
+          "CONVERSATION_NOT_FOUND",
+          "SANDBOX_NOT_FOUND",
+          "SANDBOX_NOT_RUNNING",
+          "CONVERSATION_ARCHIVED",
+          "SANDBOX_UNAVAILABLE",
+        ],
       },
     ),
   )

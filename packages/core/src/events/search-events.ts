@@ -10,7 +10,7 @@ export const searchConversationEvents = authedProcedure
       description:
         "The events the control plane has received from the conversation's agent server, oldest first by default. Available while the sandbox is paused and after the conversation is archived.",
       tag: "App conversations",
-      errors: [404],
+      errors: ["CONVERSATION_NOT_FOUND"],
     }),
   )
   .input(SearchConversationEventsInput)

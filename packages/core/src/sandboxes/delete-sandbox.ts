@@ -9,7 +9,7 @@ export const deleteSandbox = authedProcedure
       summary: "Stop and remove a sandbox",
       description: "Its conversations become archived (send-message answers 410).",
       tag: "Sandboxes",
-      errors: [404, 409, 503],
+      errors: ["SANDBOX_NOT_FOUND", "INVALID_SANDBOX_STATE", "SANDBOX_UNAVAILABLE"],
     }),
   )
   .input(SandboxIdInput)

@@ -8,7 +8,7 @@ export const getSandbox = authedProcedure
     rest("GET", "/sandboxes/{id}", "get_sandbox", {
       summary: "Read a sandbox",
       tag: "Sandboxes",
-      errors: [404],
+      errors: ["SANDBOX_NOT_FOUND"],
     }),
   )
   .input(SandboxIdInput)

@@ -8,7 +8,7 @@ export const pauseSandbox = authedProcedure
     rest("POST", "/sandboxes/{id}/pause", "pause_sandbox", {
       summary: "Pause a sandbox",
       tag: "Sandboxes",
-      errors: [404, 409, 503],
+      errors: ["SANDBOX_NOT_FOUND", "INVALID_SANDBOX_STATE", "SANDBOX_UNAVAILABLE"],
     }),
   )
   .input(SandboxIdInput)

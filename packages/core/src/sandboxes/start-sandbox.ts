@@ -1,3 +1,4 @@
+import { HttpStatus } from "../errors";
 import { rest } from "../shared/rest";
 import { authedProcedure } from "../trpc";
 import { Sandbox, StartSandboxInput, toSandbox } from "./contracts";
@@ -10,8 +11,8 @@ export const startSandbox = authedProcedure
       description:
         "Answers at once with the sandbox STARTING; it becomes RUNNING when its agent server answers.",
       tag: "Sandboxes",
-      successStatus: 201,
-      errors: [404, 429],
+      successStatus: HttpStatus.CREATED,
+      errors: ["SANDBOX_SPEC_NOT_FOUND", "SANDBOX_LIMIT_REACHED"],
     }),
   )
   .input(StartSandboxInput)

@@ -1,7 +1,11 @@
 import type { OpenApiMethod } from "trpc-to-openapi";
+import { type ErrorCode, errorCodes } from "../errors";
 import type { Meta } from "../trpc";
 
 export const API_PREFIX = "/api/v1";
+
+/** Largest request body the server takes unless configured otherwise (1 MiB). */
+export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 
 /** FastAPI's operationId pattern: `{function}_{path with non-word characters as _}_{method}`. */
 export function operationIdFor(fn: string, method: OpenApiMethod, path: string): string {
@@ -12,12 +16,19 @@ export function operationIdFor(fn: string, method: OpenApiMethod, path: string):
 interface RestOptions {
   summary: string;
   tag: string;
-  /** Error statuses besides 401 and 422, which every authenticated operation has. */
-  errors?: number[];
+  /**
+   * The error codes the operation answers with, besides the ones every operation has
+   * (UNAUTHORIZED when protected, VALIDATION_FAILED, and the body errors of a body method).
+   * Documented by their HTTP status (see `errorCodes`).
+   */
+  errors?: ErrorCode[];
+  /** The status of a success (`HttpStatus.CREATED` for creates); 200 when absent. */
   successStatus?: number;
   description?: string;
   protect?: boolean;
 }
+
+const BODY_METHODS: ReadonlySet<OpenApiMethod> = new Set(["POST", "PUT", "PATCH"]);
 
 /** The REST side of a procedure: `meta.openapi` plus our success status. */
 export function rest(
@@ -27,7 +38,13 @@ export function rest(
   options: RestOptions,
 ): Meta {
   const protect = options.protect ?? true;
-  const errors = [...(protect ? [401] : []), 422, ...(options.errors ?? [])].sort();
+  const codes: ErrorCode[] = [
+    ...(protect ? (["UNAUTHORIZED"] as const) : []),
+    "VALIDATION_FAILED",
+    ...(BODY_METHODS.has(method) ? (["PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"] as const) : []),
+    ...(options.errors ?? []),
+  ];
+  const statuses = [...new Set(codes.map((code) => errorCodes[code].status))].sort((a, b) => a - b);
   return {
     ...(options.successStatus ? { successStatus: options.successStatus } : {}),
     openapi: {
@@ -38,7 +55,7 @@ export function rest(
       ...(options.description ? { description: options.description } : {}),
       tags: [options.tag],
       protect,
-      errorResponses: errors,
+      errorResponses: statuses,
     },
   };
 }

@@ -1,4 +1,4 @@
-import { AppError } from "../errors";
+import { AppError, HttpStatus } from "../errors";
 import { rest } from "../shared/rest";
 import { authedProcedure } from "../trpc";
 import { apiKeyOut } from "./api-key-out";
@@ -15,8 +15,8 @@ export const createApiKey = authedProcedure
       description:
         "The key is in the answer only; it is stored hashed. Rotate by creating a new key, then revoking the old one.",
       tag: "Users",
-      successStatus: 201,
-      errors: [409],
+      successStatus: HttpStatus.CREATED,
+      errors: ["API_KEY_LIMIT_REACHED"],
     }),
   )
   .input(CreateApiKeyInput)

@@ -1,4 +1,4 @@
-import { AppError } from "../errors";
+import { AppError, HttpStatus } from "../errors";
 import { newId } from "../shared/ids";
 import { rest } from "../shared/rest";
 import { adminProcedure } from "../trpc";
@@ -13,8 +13,8 @@ export const createUser = adminProcedure
       tag: "Users",
       description:
         "Refused (409 UNISOLATED_MULTI_USER) while sandboxes run without isolation (process runtime without bubblewrap), unless the server was started with ALLOW_UNISOLATED_MULTI_USER=true.",
-      successStatus: 201,
-      errors: [403, 409],
+      successStatus: HttpStatus.CREATED,
+      errors: ["FORBIDDEN", "UNISOLATED_MULTI_USER"],
     }),
   )
   .input(CreateUserInput)

@@ -10,7 +10,7 @@ export const deleteUser = adminProcedure
       description:
         "Their keys are refused at once, every sandbox of theirs is deleted (its conversations archived) and their keys removed; the user is gone from the API (404). Admins cannot delete themselves (409). When a sandbox cannot be removed the call answers 503 with the user disabled; call again to finish.",
       tag: "Users",
-      errors: [403, 404, 409, 503],
+      errors: ["FORBIDDEN", "USER_NOT_FOUND", "CANNOT_MODIFY_SELF", "SANDBOX_UNAVAILABLE"],
     }),
   )
   .input(UserIdInput)

@@ -11,7 +11,7 @@ export const disableUser = adminProcedure
       description:
         "Every key of the user is refused from now on and their running sandboxes are paused. Idempotent. Admins cannot disable themselves (409).",
       tag: "Users",
-      errors: [403, 404, 409, 503],
+      errors: ["FORBIDDEN", "USER_NOT_FOUND", "CANNOT_MODIFY_SELF", "SANDBOX_UNAVAILABLE"],
     }),
   )
   .input(UserIdInput)

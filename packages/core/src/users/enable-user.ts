@@ -10,7 +10,7 @@ export const enableUser = adminProcedure
       summary: "Enable a disabled user (admins only)",
       description: "Their keys work again; paused sandboxes stay paused until resumed.",
       tag: "Users",
-      errors: [403, 404, 409],
+      errors: ["FORBIDDEN", "USER_NOT_FOUND", "CANNOT_MODIFY_SELF"],
     }),
   )
   .input(UserIdInput)

@@ -9,7 +9,7 @@ export const getUser = adminProcedure
     rest("GET", "/users/{id}", "get_user", {
       summary: "Read a user (admins only)",
       tag: "Users",
-      errors: [403, 404],
+      errors: ["FORBIDDEN", "USER_NOT_FOUND"],
     }),
   )
   .input(UserIdInput)

@@ -9,7 +9,7 @@ export const listUsers = adminProcedure
     rest("GET", "/users", "list_users", {
       summary: "Every user, oldest first (admins only)",
       tag: "Users",
-      errors: [403],
+      errors: ["FORBIDDEN"],
     }),
   )
   .input(z.object({}))

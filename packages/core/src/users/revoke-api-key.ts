@@ -10,7 +10,7 @@ export const revokeApiKey = authedProcedure
       description:
         "Effective at once, also for the key making this request. The last key cannot be revoked (409).",
       tag: "Users",
-      errors: [404, 409],
+      errors: ["API_KEY_NOT_FOUND", "LAST_API_KEY"],
     }),
   )
   .input(ApiKeyIdInput)

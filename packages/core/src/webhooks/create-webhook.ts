@@ -1,3 +1,4 @@
+import { HttpStatus } from "../errors";
 import { rest } from "../shared/rest";
 import { authedProcedure } from "../trpc";
 import { CreatedWebhook, CreateWebhookInput, toWebhook } from "./contracts";
@@ -10,8 +11,8 @@ export const createWebhook = authedProcedure
       description:
         "Events of the caller's conversations and sandboxes are POSTed to `url`, signed with `secret` (X-Sandbox-Server-Signature: sha256=HMAC of `<timestamp>.<body>`). The secret is shown only in this answer.",
       tag: "Webhooks",
-      successStatus: 201,
-      errors: [404],
+      successStatus: HttpStatus.CREATED,
+      errors: ["CONVERSATION_NOT_FOUND"],
     }),
   )
   .input(CreateWebhookInput)

@@ -9,7 +9,7 @@ export const deleteWebhook = authedProcedure
       summary: "Delete a webhook",
       description: "Its pending deliveries are dropped.",
       tag: "Webhooks",
-      errors: [404],
+      errors: ["WEBHOOK_NOT_FOUND"],
     }),
   )
   .input(WebhookIdInput)

@@ -8,7 +8,7 @@ export const getWebhook = authedProcedure
     rest("GET", "/webhooks/{id}", "get_webhook", {
       summary: "Read a webhook",
       tag: "Webhooks",
-      errors: [404],
+      errors: ["WEBHOOK_NOT_FOUND"],
     }),
   )
   .input(WebhookIdInput)

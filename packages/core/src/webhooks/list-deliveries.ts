@@ -9,7 +9,7 @@ export const listDeliveries = authedProcedure
       summary: "List a webhook's deliveries",
       description: "Newest first, with status, attempts and the last error of each.",
       tag: "Webhooks",
-      errors: [404],
+      errors: ["WEBHOOK_NOT_FOUND"],
     }),
   )
   .input(ListDeliveriesInput)

@@ -1,0 +1,58 @@
+import {
+  AppError,
+  type DescribedError,
+  describeError,
+  type ErrorCode,
+  isInternal,
+} from "@sandbox-server/core";
+import type { ErrorRequestHandler, Response } from "express";
+import type { Logger } from "pino";
+
+/** The REST error body: `{code, message, issues?, details?}`, plus `Retry-After` when due. */
+export function errorBody(error: DescribedError): Record<string, unknown> {
+  return {
+    code: error.code,
+    message: error.message,
+    ...(error.issues ? { issues: error.issues } : {}),
+    ...(error.details ? { details: error.details } : {}),
+  };
+}
+
+export function sendDescribedError(res: Response, error: DescribedError): void {
+  if (error.retryAfterSeconds) res.setHeader("retry-after", String(error.retryAfterSeconds));
+  res.status(error.status).json(errorBody(error));
+}
+
+/** Answers with one of our codes, its status and message from the error table. */
+export function sendErrorCode(res: Response, code: ErrorCode, message?: string): void {
+  sendDescribedError(res, describeError(new AppError(code, message)));
+}
+
+/**
+ * Describes what was thrown; only an internal error (a bug or an outage of ours) is logged, with its
+ * cause. Expected errors (4xx, 503) are answers, not incidents.
+ */
+export function describeAndLog(
+  log: Logger,
+  error: unknown,
+  fields: Record<string, unknown>,
+): DescribedError {
+  const described = describeError(error);
+  if (isInternal(described)) {
+    const cause = error instanceof Error && error.cause !== undefined ? error.cause : error;
+    log.error({ err: cause, ...fields }, "internal error");
+  }
+  return described;
+}
+
+/** Last resort for errors thrown in express middleware: described like every other error. */
+export function finalErrorHandler(log: Logger): ErrorRequestHandler {
+  return (error, req, res, _next) => {
+    const described = describeAndLog(log, error, { requestId: req.id });
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    sendDescribedError(res, described);
+  };
+}

@@ -1,0 +1,17 @@
+import {
+  apiKeyFromHeaders,
+  type Context,
+  type Core,
+  createContextInner,
+} from "@sandbox-server/core";
+import type { Request } from "express";
+
+/** The procedure context of an HTTP request (both surfaces). */
+export async function contextFor(core: Core, req: Request, rawBody?: Buffer): Promise<Context> {
+  return await createContextInner({
+    deps: core.deps,
+    apiKey: apiKeyFromHeaders(req.headers),
+    requestId: req.id,
+    rawBody,
+  });
+}

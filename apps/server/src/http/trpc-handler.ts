@@ -1,0 +1,32 @@
+import { appRouter, type Core, describeError } from "@sandbox-server/core";
+import type { TRPCError } from "@trpc/server";
+import { createExpressMiddleware } from "@trpc/server/adapters/express";
+import type { Logger } from "pino";
+import { describeAndLog } from "./error-response";
+import { contextFor } from "./request-context";
+
+/**
+ * The tRPC surface. Statuses come from the same error table as REST (`data.httpStatus` is the
+ * response status, e.g. 410); successes are 200 (JSON-RPC style).
+ */
+export function trpcHandler(options: { core: Core; log: Logger; bodyLimitBytes: number }) {
+  const { core, log } = options;
+  return createExpressMiddleware({
+    router: appRouter,
+    createContext: ({ req }) => contextFor(core, req),
+    maxBodySize: options.bodyLimitBytes,
+    responseMeta: ({ errors }: { errors: TRPCError[] }) => {
+      const [error] = errors;
+      if (!error) return {};
+      const described = describeError(error);
+      const retryAfter = described.retryAfterSeconds;
+      return {
+        status: described.status,
+        ...(retryAfter ? { headers: { "retry-after": String(retryAfter) } } : {}),
+      };
+    },
+    onError: ({ error, path, req }) => {
+      describeAndLog(log, error, { requestId: req.id, procedure: path });
+    },
+  });
+}
