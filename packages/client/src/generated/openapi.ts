@@ -204,7 +204,7 @@ export interface paths {
     put?: never;
     /**
      * Register a webhook
-     * @description Events of the caller's conversations and sandboxes are POSTed to `url`, signed with `secret` (X-Sandbox-Server-Signature: sha256=HMAC of `<timestamp>.<body>`). The secret is shown only in this answer. Credentials in `url` (`user:password@`) are sent as HTTP Basic authentication and shown as `***`. A `url` whose host is or resolves to a loopback, private, link-local, carrier-grade NAT, multicast, unspecified, broadcast, reserved or cloud-metadata address is refused with 422 (private networks are allowed when the server runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true, except the control plane itself, sandboxes' agent servers and metadata addresses); every connection is checked again.
+     * @description Events of the caller's conversations and sandboxes are POSTed to `url`, signed with `secret` (X-Sandbox-Server-Signature: sha256=HMAC of `<timestamp>.<body>`). The secret is shown only in this answer.
      */
     post: operations["create_webhook_api_v1_webhooks_post"];
     delete?: never;
@@ -261,10 +261,75 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
+    /** Every user, oldest first (admins only) */
+    get: operations["list_users_api_v1_users_get"];
+    put?: never;
+    /**
+     * Create a user and their first API key (admins only)
+     * @description Refused (409 UNISOLATED_MULTI_USER) while sandboxes run without isolation (process runtime without bubblewrap), unless the server was started with ALLOW_UNISOLATED_MULTI_USER=true.
+     */
+    post: operations["create_user_api_v1_users_post"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/users/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Read a user (admins only) */
+    get: operations["get_user_api_v1_users__id__get"];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a user (admins only)
+     * @description Their keys are refused at once, every sandbox of theirs is deleted (its conversations archived) and their keys removed; the user is gone from the API (404). Admins cannot delete themselves (409). When a sandbox cannot be removed the call answers 503 with the user disabled; call again to finish.
+     */
+    delete: operations["delete_user_api_v1_users__id__delete"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/users/{id}/disable": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
     get?: never;
     put?: never;
-    /** Create a user and their first API key (admins only) */
-    post: operations["create_user_api_v1_users_post"];
+    /**
+     * Disable a user (admins only)
+     * @description Every key of the user is refused from now on and their running sandboxes are paused. Idempotent. Admins cannot disable themselves (409).
+     */
+    post: operations["disable_user_api_v1_users__id__disable_post"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/users/{id}/enable": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Enable a disabled user (admins only)
+     * @description Their keys work again; paused sandboxes stay paused until resumed.
+     */
+    post: operations["enable_user_api_v1_users__id__enable_post"];
     delete?: never;
     options?: never;
     head?: never;
@@ -374,174 +439,6 @@ export interface components {
         [key: string]: string;
       };
     };
-    /**
-     * Unauthorized error (401)
-     * @description The error information
-     * @example {
-     *       "code": "UNAUTHORIZED",
-     *       "message": "Unauthorized",
-     *       "issues": []
-     *     }
-     */
-    "error.UNAUTHORIZED": {
-      /**
-       * @description The error message
-       * @example Unauthorized
-       */
-      message: string;
-      /**
-       * @description The error code
-       * @example UNAUTHORIZED
-       */
-      code: string;
-      /**
-       * @description An array of issues that were responsible for the error
-       * @example []
-       */
-      issues?: {
-        message: string;
-      }[];
-    };
-    /**
-     * Unprocessable content error (422)
-     * @description The error information
-     * @example {
-     *       "code": "UNPROCESSABLE_CONTENT",
-     *       "message": "Unprocessable content",
-     *       "issues": []
-     *     }
-     */
-    "error.UNPROCESSABLE_CONTENT": {
-      /**
-       * @description The error message
-       * @example Unprocessable content
-       */
-      message: string;
-      /**
-       * @description The error code
-       * @example UNPROCESSABLE_CONTENT
-       */
-      code: string;
-      /**
-       * @description An array of issues that were responsible for the error
-       * @example []
-       */
-      issues?: {
-        message: string;
-      }[];
-    };
-    /**
-     * Not found error (404)
-     * @description The error information
-     * @example {
-     *       "code": "NOT_FOUND",
-     *       "message": "Not found",
-     *       "issues": []
-     *     }
-     */
-    "error.NOT_FOUND": {
-      /**
-       * @description The error message
-       * @example Not found
-       */
-      message: string;
-      /**
-       * @description The error code
-       * @example NOT_FOUND
-       */
-      code: string;
-      /**
-       * @description An array of issues that were responsible for the error
-       * @example []
-       */
-      issues?: {
-        message: string;
-      }[];
-    };
-    /**
-     * Too many requests error (429)
-     * @description The error information
-     * @example {
-     *       "code": "TOO_MANY_REQUESTS",
-     *       "message": "Too many requests",
-     *       "issues": []
-     *     }
-     */
-    "error.TOO_MANY_REQUESTS": {
-      /**
-       * @description The error message
-       * @example Too many requests
-       */
-      message: string;
-      /**
-       * @description The error code
-       * @example TOO_MANY_REQUESTS
-       */
-      code: string;
-      /**
-       * @description An array of issues that were responsible for the error
-       * @example []
-       */
-      issues?: {
-        message: string;
-      }[];
-    };
-    /**
-     * Conflict error (409)
-     * @description The error information
-     * @example {
-     *       "code": "CONFLICT",
-     *       "message": "Conflict",
-     *       "issues": []
-     *     }
-     */
-    "error.CONFLICT": {
-      /**
-       * @description The error message
-       * @example Conflict
-       */
-      message: string;
-      /**
-       * @description The error code
-       * @example CONFLICT
-       */
-      code: string;
-      /**
-       * @description An array of issues that were responsible for the error
-       * @example []
-       */
-      issues?: {
-        message: string;
-      }[];
-    };
-    /**
-     * Service unavailable error (503)
-     * @description The error information
-     * @example {
-     *       "code": "SERVICE_UNAVAILABLE",
-     *       "message": "Service unavailable",
-     *       "issues": []
-     *     }
-     */
-    "error.SERVICE_UNAVAILABLE": {
-      /**
-       * @description The error message
-       * @example Service unavailable
-       */
-      message: string;
-      /**
-       * @description The error code
-       * @example SERVICE_UNAVAILABLE
-       */
-      code: string;
-      /**
-       * @description An array of issues that were responsible for the error
-       * @example []
-       */
-      issues?: {
-        message: string;
-      }[];
-    };
     SandboxSpecPage: {
       items: components["schemas"]["SandboxSpec"][];
       next_page_id: string | null;
@@ -561,6 +458,8 @@ export interface components {
       cpu: number | null;
       memory_mb: number | null;
       pids: number | null;
+      /** @description How this server isolates sandboxes of the spec: container (Docker), namespaces (bubblewrap) or none (plain processes: for one person and their own agents). Null when this server cannot run the spec. */
+      isolation: ("none" | "namespaces" | "container") | null;
       /** @description UTC ISO 8601 timestamp */
       created_at: string;
     };
@@ -611,34 +510,6 @@ export interface components {
       sandbox_status: components["schemas"]["SandboxStatus"];
       message?: string | null;
     };
-    /**
-     * Unknown error error (500)
-     * @description The error information
-     * @example {
-     *       "code": "INTERNAL_SERVER_ERROR",
-     *       "message": "Unknown error",
-     *       "issues": []
-     *     }
-     */
-    "error.INTERNAL_SERVER_ERROR": {
-      /**
-       * @description The error message
-       * @example Unknown error
-       */
-      message: string;
-      /**
-       * @description The error code
-       * @example INTERNAL_SERVER_ERROR
-       */
-      code: string;
-      /**
-       * @description An array of issues that were responsible for the error
-       * @example []
-       */
-      issues?: {
-        message: string;
-      }[];
-    };
     ConversationEventPage: {
       items: components["schemas"]["ConversationEvent"][];
       next_page_id: string | null;
@@ -656,7 +527,6 @@ export interface components {
     };
     CreatedWebhook: {
       id: string;
-      /** @description The URL; a password in it is shown as *** */
       url: string;
       /** @description null: every kind */
       events: string[] | null;
@@ -672,7 +542,6 @@ export interface components {
     };
     Webhook: {
       id: string;
-      /** @description The URL; a password in it is shown as *** */
       url: string;
       /** @description null: every kind */
       events: string[] | null;
@@ -693,22 +562,7 @@ export interface components {
       status: components["schemas"]["WebhookDeliveryStatus"];
       attempts: number;
       last_status_code: number | null;
-      /** @description Why the last attempt failed, as a category; the status code is last_status_code */
-      last_error:
-        | (
-            | "destination_refused"
-            | "dns_failed"
-            | "connect_refused"
-            | "connection_reset"
-            | "timeout"
-            | "tls_error"
-            | "network_error"
-            | "http_3xx"
-            | "http_4xx"
-            | "http_5xx"
-            | "http_error"
-          )
-        | null;
+      last_error: string | null;
       /** @description When the next attempt is due; null unless pending */
       next_attempt_at: string | null;
       /** @description UTC ISO 8601 timestamp */
@@ -719,43 +573,22 @@ export interface components {
       id: string;
       name: string;
       is_admin: boolean;
+      /** @description Disabled users' keys are refused until an admin enables them */
+      disabled: boolean;
       /** @description UTC ISO 8601 timestamp */
       created_at: string;
       /** @description Shown once; only its hash is stored */
       api_key: string;
     };
-    /**
-     * Forbidden error (403)
-     * @description The error information
-     * @example {
-     *       "code": "FORBIDDEN",
-     *       "message": "Forbidden",
-     *       "issues": []
-     *     }
-     */
-    "error.FORBIDDEN": {
-      /**
-       * @description The error message
-       * @example Forbidden
-       */
-      message: string;
-      /**
-       * @description The error code
-       * @example FORBIDDEN
-       */
-      code: string;
-      /**
-       * @description An array of issues that were responsible for the error
-       * @example []
-       */
-      issues?: {
-        message: string;
-      }[];
+    UserList: {
+      items: components["schemas"]["User"][];
     };
     User: {
       id: string;
       name: string;
       is_admin: boolean;
+      /** @description Disabled users' keys are refused until an admin enables them */
+      disabled: boolean;
       /** @description UTC ISO 8601 timestamp */
       created_at: string;
     };
@@ -889,6 +722,24 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body is not uncompressed JSON */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -1085,6 +936,24 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body is not uncompressed JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description Validation error */
       422: {
         headers: {
@@ -1146,6 +1015,24 @@ export interface operations {
       };
       /** @description Conflict with the sandbox's current status */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body is not uncompressed JSON */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -1373,6 +1260,24 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body is not uncompressed JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description Validation error */
       422: {
         headers: {
@@ -1529,6 +1434,24 @@ export interface operations {
       };
       /** @description Gone: the conversation is archived */
       410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body is not uncompressed JSON */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -1696,6 +1619,24 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body is not uncompressed JSON */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -1871,6 +1812,53 @@ export interface operations {
       };
     };
   };
+  list_users_api_v1_users_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["UserList"];
+        };
+      };
+      /** @description Missing or invalid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   create_user_api_v1_users_post: {
     parameters: {
       query?: never;
@@ -1907,6 +1895,353 @@ export interface operations {
       };
       /** @description Not allowed */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict with the sandbox's current status */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body is not uncompressed JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  get_user_api_v1_users__id__get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description User id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["User"];
+        };
+      };
+      /** @description Missing or invalid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  delete_user_api_v1_users__id__delete: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description User id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            success: boolean;
+            id: string;
+          };
+        };
+      };
+      /** @description Missing or invalid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict with the sandbox's current status */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Sandbox or agent server unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  disable_user_api_v1_users__id__disable_post: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description User id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["User"];
+        };
+      };
+      /** @description Missing or invalid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict with the sandbox's current status */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body is not uncompressed JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Sandbox or agent server unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  enable_user_api_v1_users__id__enable_post: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description User id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["User"];
+        };
+      };
+      /** @description Missing or invalid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict with the sandbox's current status */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body is not uncompressed JSON */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -2036,6 +2371,24 @@ export interface operations {
       };
       /** @description Conflict with the sandbox's current status */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body is not uncompressed JSON */
+      415: {
         headers: {
           [name: string]: unknown;
         };
