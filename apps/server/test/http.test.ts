@@ -15,9 +15,15 @@ describe("service routes", () => {
   it("answers health and readiness without a key", async () => {
     expect(await t.api("GET", "/health", { key: null })).toEqual({
       status: 200,
-      body: { status: "ok" },
+      body: { status: "ok", runtime: t.runtime.kind, isolation: t.runtime.isolation },
     });
     expect((await t.api("GET", "/ready", { key: null })).status).toBe(200);
+  });
+
+  it("sends a browser at / to the docs", async () => {
+    const res = await fetch(`${t.url}/`, { redirect: "manual" });
+    expect(res.status).toBe(302);
+    expect(res.headers.get("location")).toBe("/docs/");
   });
 
   it("serves the docs page offline", async () => {

@@ -95,6 +95,13 @@ export const errorCodes = {
     trpc: "SERVICE_UNAVAILABLE",
     message: "The sandbox could not be started",
   },
+  /** Messages to the sandbox's agent server were still in flight past the bound of a pause/delete. */
+  SANDBOX_BUSY: {
+    status: 503,
+    trpc: "SERVICE_UNAVAILABLE",
+    message: "Messages to the sandbox are still being delivered; retry shortly",
+    retryAfterSeconds: 1,
+  },
   SANDBOX_LIMIT_REACHED: {
     status: 429,
     trpc: "TOO_MANY_REQUESTS",
@@ -128,6 +135,8 @@ export type ErrorCode = keyof typeof errorCodes;
 export const HttpStatus = {
   OK: 200,
   CREATED: 201,
+  /** `GET /` sends a browser to the docs. */
+  FOUND: 302,
   /** `/ready` while starting or shutting down. */
   NOT_READY: 503,
 } as const;

@@ -26,8 +26,15 @@ export function createApp(options: AppOptions): express.Express {
   app.use(requestLog(log));
   app.use(bodyGuards(bodyLimitBytes));
 
+  // Which runtime runs sandboxes and how it isolates them: a client can refuse to use a server
+  // whose sandboxes are not isolated.
+  const { kind: runtime, isolation } = core.deps.runtime;
   app.get(["/health", "/alive"], (_req, res) => {
-    res.json({ status: "ok" });
+    res.json({ status: "ok", runtime, isolation });
+  });
+  // A person who opens the server's address in a browser lands on the API docs.
+  app.get("/", (_req, res) => {
+    res.redirect(HttpStatus.FOUND, "/docs/");
   });
   app.get("/ready", (_req, res) => {
     const ready = options.isReady();
