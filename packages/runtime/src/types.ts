@@ -79,6 +79,14 @@ export interface SandboxRuntime {
    * exists (resume retries it, delete removes it).
    */
   start(options: StartSandboxOptions): Promise<RuntimeSandbox>;
+  /**
+   * Optional: records the sandbox durably before it is launched (what to run, its secrets, no
+   * process yet), so that a create can be acknowledged before the launch. Afterwards `inspect` and
+   * `list` know it (`starting`), `start` with the same options launches it, and a control plane
+   * restarted before that finds it `exited` and launches it with `resume`. Without it, a record
+   * of the sandbox in the control plane's store is the only trace until `start` has created it.
+   */
+  register?(options: StartSandboxOptions): Promise<void>;
   /** Resolves once the agent server answers /health, or rejects after `timeoutMs`/on exit. */
   waitUntilReady(sandboxId: string, timeoutMs: number): Promise<RuntimeSandbox>;
   /** Current state, including a quick /health probe for running sandboxes. */

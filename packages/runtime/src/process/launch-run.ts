@@ -12,6 +12,23 @@ import {
 import { killSandboxProcesses } from "./sandbox-processes";
 import type { AgentServerRun, SandboxRecord } from "./sandbox-record";
 
+/** The launch record of a sandbox before (or without) a process: what to run, no pid yet. */
+export function launchState(settings: ProcessRuntimeSettings, record: SandboxRecord): SandboxState {
+  return {
+    sandboxId: record.sandboxId,
+    pid: null,
+    port: null,
+    argv: [],
+    command: record.command,
+    labels: record.labels,
+    limits: record.limits,
+    isolation: settings.bwrap ? "namespaces" : "none",
+    cgroup: record.cgroupName,
+    logOffset: 0,
+    startedAt: new Date().toISOString(),
+  };
+}
+
 export type RunLaunch =
   /** `run.exitRecorded` is for the caller to attach to `exited`. */
   { ok: true; run: AgentServerRun; exited: Promise<ExitInfo> } | { ok: false; detail: string };
@@ -29,19 +46,7 @@ export async function launchRun(
   secrets: SandboxSecrets,
 ): Promise<RunLaunch> {
   const { sandboxId, paths } = record;
-  const state: SandboxState = {
-    sandboxId,
-    pid: null,
-    port: null,
-    argv: [],
-    command: record.command,
-    labels: record.labels,
-    limits: record.limits,
-    isolation: settings.bwrap ? "namespaces" : "none",
-    cgroup: record.cgroupName,
-    logOffset: 0,
-    startedAt: new Date().toISOString(),
-  };
+  const state = launchState(settings, record);
   let result: RunLaunch;
   try {
     await createSandboxDirs(paths);

@@ -14,7 +14,7 @@ import { describeOom, removeRunCgroup } from "./isolation/run-limits";
 import { cgroupNameFor, type SandboxLimits } from "./isolation/sandbox-cgroup";
 import { KeyedLock } from "./keyed-lock";
 import { describeExit, type ExitInfo, withOutput } from "./launch-agent-server";
-import { launchRun } from "./launch-run";
+import { launchRun, launchState } from "./launch-run";
 import {
   type ProcessRuntimeOptions,
   type ProcessRuntimeSettings,
@@ -29,7 +29,9 @@ import {
   readSandboxState,
   resolveSandboxPaths,
   type SandboxSecrets,
+  syncDirectory,
   writeSandboxSecrets,
+  writeSandboxState,
 } from "./sandbox-files";
 import {
   freezeSandbox,
@@ -82,37 +84,65 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
   }
 
   /**
-   * `image` and `workingDir` do not apply and are ignored; of `resources`, `pids` and `memoryMb`
-   * are enforced where cgroups can be used, `cpu` is not.
+   * Records the sandbox before anything runs: its directories, `secrets.json` and a `sandbox.json`
+   * without a pid, all flushed to disk. A control plane may acknowledge a create once this has
+   * resolved: a successor that finds the record with no live agent server relaunches it (resume).
+   */
+  async register(options: StartSandboxOptions): Promise<void> {
+    assertSafeSandboxId(options.sandboxId);
+    await this.lock.run(options.sandboxId, async () => {
+      const record = await this.createRecord(options);
+      record.pendingLaunch = true;
+      this.logger.info({ sandboxId: options.sandboxId }, "sandbox registered");
+    });
+  }
+
+  /**
+   * Launches a registered sandbox, or registers and launches a new one. `image` and
+   * `workingDir` do not apply and are ignored; of `resources`, `pids` and `memoryMb` are
+   * enforced where cgroups can be used, `cpu` is not.
    */
   async start(options: StartSandboxOptions): Promise<RuntimeSandbox> {
     const { sandboxId } = options;
     assertSafeSandboxId(sandboxId);
     return this.lock.run(sandboxId, async () => {
-      const paths = resolveSandboxPaths(this.settings.rootDir, sandboxId);
-      if (this.records.has(sandboxId) || (await readSandboxState(paths)) !== null) {
-        throw new Error(`sandbox ${sandboxId} already exists`);
-      }
-      await createSandboxDirs(paths);
-      const secrets = { sessionApiKey: options.sessionApiKey, env: { ...options.env } };
-      await writeSandboxSecrets(paths, secrets);
-      const record: SandboxRecord = {
-        sandboxId,
-        paths,
-        labels: { ...options.labels },
-        command: options.command?.length ? [...options.command] : null,
-        limits: limitsOf(options),
-        cgroupName: null,
-        secrets,
-        run: null,
-        exitDetail: null,
-        cleanup: null,
-        deleting: false,
-      };
-      this.records.set(sandboxId, record);
-      await this.launch(record, secrets);
+      const registered = this.records.get(sandboxId);
+      const record = registered?.pendingLaunch ? registered : await this.createRecord(options);
+      record.pendingLaunch = false;
+      await this.launch(record, record.secrets ?? (await this.requireSecrets(record)));
       return this.snapshot(record, record.exitDetail === null ? "starting" : "exited");
     });
+  }
+
+  /** A new sandbox's directories and durable launch record (no process yet). */
+  private async createRecord(options: StartSandboxOptions): Promise<SandboxRecord> {
+    const { sandboxId } = options;
+    const paths = resolveSandboxPaths(this.settings.rootDir, sandboxId);
+    if (this.records.has(sandboxId) || (await readSandboxState(paths)) !== null) {
+      throw new Error(`sandbox ${sandboxId} already exists`);
+    }
+    await createSandboxDirs(paths);
+    await syncDirectory(this.settings.rootDir);
+    const secrets = { sessionApiKey: options.sessionApiKey, env: { ...options.env } };
+    // Secrets before the state file: a record that can be found can also be relaunched.
+    await writeSandboxSecrets(paths, secrets);
+    const record: SandboxRecord = {
+      sandboxId,
+      paths,
+      labels: { ...options.labels },
+      command: options.command?.length ? [...options.command] : null,
+      limits: limitsOf(options),
+      cgroupName: null,
+      secrets,
+      run: null,
+      exitDetail: null,
+      cleanup: null,
+      deleting: false,
+      pendingLaunch: false,
+    };
+    await writeSandboxState(paths, launchState(this.settings, record));
+    this.records.set(sandboxId, record);
+    return record;
   }
 
   async waitUntilReady(sandboxId: string, timeoutMs: number): Promise<RuntimeSandbox> {
@@ -232,12 +262,18 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
     record.exitDetail = null;
   }
 
-  private async restart(record: SandboxRecord): Promise<void> {
+  private async requireSecrets(record: SandboxRecord): Promise<SandboxSecrets> {
     const secrets = record.secrets ?? (await readSandboxSecrets(record.paths));
     if (secrets === null) {
       throw new Error(`cannot restart sandbox ${record.sandboxId}: its session key is not on disk`);
     }
     record.secrets = secrets;
+    return secrets;
+  }
+
+  private async restart(record: SandboxRecord): Promise<void> {
+    const secrets = await this.requireSecrets(record);
+    record.pendingLaunch = false;
     this.logger.info({ sandboxId: record.sandboxId }, "restarting agent server");
     // Leftovers of the previous run share the marker and would be taken for the new one's.
     await record.cleanup;

@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { mkdir, open, readFile, rename } from "node:fs/promises";
 import path from "node:path";
 import type { SandboxLimits } from "./isolation/sandbox-cgroup";
 
@@ -108,11 +108,32 @@ export async function readSandboxSecrets(paths: SandboxPaths): Promise<SandboxSe
   return { sessionApiKey: value.sessionApiKey, env: value.env };
 }
 
-// Written beside and renamed over, so a crash mid-write never leaves a truncated file to adopt.
+/**
+ * Written beside, flushed and renamed over, then the directory flushed: a crash (of the control
+ * plane or of the machine) leaves either the old file or the new one, never a truncated one, and a
+ * file written before a create was acknowledged is still there after the machine restarts.
+ */
 async function writeFileAtomically(file: string, text: string, mode: number): Promise<void> {
   const temporary = `${file}.${process.pid}.tmp`;
-  await writeFile(temporary, text, { mode });
+  const handle = await open(temporary, "w", mode);
+  try {
+    await handle.writeFile(text);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
   await rename(temporary, file);
+  await syncDirectory(path.dirname(file));
+}
+
+/** Makes a directory's entries (a file created or renamed in it) durable. */
+export async function syncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, "r");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
 
 async function readJson(file: string): Promise<unknown> {

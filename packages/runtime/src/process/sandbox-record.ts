@@ -32,6 +32,8 @@ export interface SandboxRecord {
   /** The kill of whatever the exited agent server left running; a relaunch waits for it. */
   cleanup: Promise<void> | null;
   deleting: boolean;
+  /** Registered (durably recorded) and not launched yet: `start` launches it. */
+  pendingLaunch: boolean;
 }
 
 /**
@@ -52,9 +54,10 @@ export async function adoptSandbox(
     cgroupName: state.cgroup ?? null,
     secrets: null,
     run: null,
-    exitDetail: "agent server never started",
+    exitDetail: "agent server never started (no launch was recorded)",
     cleanup: null,
     deleting: false,
+    pendingLaunch: false,
   };
   if (pid === null || port === null) return record;
   record.run = {
