@@ -6,6 +6,7 @@ import { EventFollower } from "./events/event-follower";
 import { recorderFor } from "./events/event-recorder";
 import type { Logger } from "./logger";
 import { builtinSpecs } from "./sandbox-specs/builtin";
+import { ForwardGate } from "./sandboxes/forward-gate";
 import { SandboxSupervisor } from "./sandboxes/supervisor";
 import { KeyedLock } from "./shared/keyed-lock";
 import { DeliveryWorker } from "./webhooks/delivery-worker";
@@ -72,6 +73,7 @@ export function createCore(options: CreateCoreOptions): Core {
     now: options.now ?? Date.now,
     locks: new KeyedLock(),
     events: createEvents(),
+    forwards: new ForwardGate(),
     activity: new Map(),
     apiKeyCache: new Map(),
     transaction: (work) => options.store.transaction(work),

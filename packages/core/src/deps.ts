@@ -3,6 +3,7 @@ import type { ConversationRow, Repositories, SandboxRow, User } from "@sandbox-s
 import type { SandboxRuntime } from "@sandbox-server/runtime";
 import type { AgentServerClient } from "./agent-client";
 import type { Logger } from "./logger";
+import type { ForwardGate } from "./sandboxes/forward-gate";
 import type { KeyedLock } from "./shared/keyed-lock";
 
 export interface CoreConfig {
@@ -77,6 +78,8 @@ export interface CoreDeps {
   now: () => number;
   locks: KeyedLock;
   events: EventEmitter<CoreEventMap>;
+  /** Orders send-message forwards with pause/delete per sandbox (memory only, see ForwardGate). */
+  forwards: ForwardGate;
   /** Last time a message went to each sandbox (memory only: the hot path writes no rows). */
   activity: Map<string, number>;
   /** Recently verified API keys (by hash) → their user, so a request costs no key lookup. */

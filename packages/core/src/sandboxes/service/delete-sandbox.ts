@@ -1,6 +1,7 @@
 import type { SandboxRow } from "@sandbox-server/db";
 import type { CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
+import { drainTimeoutMs } from "./pause-sandbox";
 import { errorMessage, findOwnedSandbox, illegalMove, updateSandbox } from "./status";
 
 const DELETABLE = new Set(["RUNNING", "PAUSED", "ERROR"]);
@@ -11,8 +12,11 @@ export async function deleteSandbox(deps: CoreDeps, ownerId: string, id: string)
   return deps.locks.run(id, async () => {
     const row = await findOwnedSandbox(deps, ownerId, id);
     if (!DELETABLE.has(row.status)) throw illegalMove(row, "delete");
-    await updateSandbox(deps, id, { status: "STOPPING" });
-    await removeSandbox(deps, row);
+    // No agent server is removed with a message in flight: those finish, new ones get 409.
+    await deps.forwards.whileClosed(id, "being deleted", drainTimeoutMs(deps), async () => {
+      await updateSandbox(deps, id, { status: "STOPPING" });
+      await removeSandbox(deps, row);
+    });
   });
 }
 

@@ -14,6 +14,21 @@ export async function pauseSandbox(
     const row = await findOwnedSandbox(deps, ownerId, id);
     if (row.status === "PAUSED") return row;
     if (row.status !== "RUNNING") throw illegalMove(row, "pause");
+    return (await pauseRunning(deps, id, null)) ?? row;
+  });
+}
+
+/**
+ * Freezes a RUNNING sandbox once no message to it is in flight, and records PAUSED: forwards
+ * already admitted finish first, new ones get 409 meanwhile (see ForwardGate). Call it under the
+ * sandbox's lock (also the idle auto-pause does).
+ */
+export function pauseRunning(
+  deps: CoreDeps,
+  id: string,
+  statusDetail: string | null,
+): Promise<SandboxRow | undefined> {
+  return deps.forwards.whileClosed(id, "pausing", drainTimeoutMs(deps), async () => {
     try {
       await deps.runtime.pause(id);
     } catch (error) {
@@ -21,6 +36,14 @@ export async function pauseSandbox(
         cause: error,
       });
     }
-    return (await updateSandbox(deps, id, { status: "PAUSED", statusDetail: null })) ?? row;
+    return updateSandbox(deps, id, { status: "PAUSED", statusDetail });
   });
+}
+
+/**
+ * How long a pause or delete waits for messages in flight: every forward gives up after the agent
+ * request timeout, so this bound is only reached when something else is wrong.
+ */
+export function drainTimeoutMs(deps: CoreDeps): number {
+  return deps.config.agentRequestTimeoutMs + 5_000;
 }
