@@ -2,6 +2,8 @@ import type { SandboxRow } from "@sandbox-server/db";
 import type { RuntimeSandbox } from "@sandbox-server/runtime";
 import type { CoreDeps } from "../deps";
 import { removeSandbox } from "./service/delete-sandbox";
+import { pauseRunning } from "./service/pause-sandbox";
+import { relaunchSandbox } from "./service/relaunch-sandbox";
 import { markRunning } from "./service/start-sandbox";
 import { errorMessage, updateSandbox } from "./service/status";
 
@@ -65,6 +67,17 @@ export class SandboxSupervisor {
     }
   }
 
+  /**
+   * One record against the runtime after a restart. The store holds what was acknowledged:
+   * - STOPPING: a delete was under way: it is finished.
+   * - STARTING or RUNNING: wanted running. Adopted if its agent server runs; relaunched (from its
+   *   workspace, same key and data) if it exited, was never launched, or is still frozen by a
+   *   resume the restart cut short; started from its record if the runtime never created it.
+   * - PAUSED: stays paused. Frozen again if it runs; if its processes are gone it stays PAUSED
+   *   and resume relaunches it from its workspace.
+   * - ERROR: left as it is (resume retries it).
+   * Relaunches run in the background, each under its sandbox's lock.
+   */
   private async reconcileOne(row: SandboxRow, seen: RuntimeSandbox | undefined): Promise<void> {
     const { deps } = this;
     const current = await deps.repos.sandboxes.get(row.id);
@@ -77,19 +90,33 @@ export class SandboxSupervisor {
     if (current.status === "ERROR") return;
     const state = seen ? await deps.runtime.inspect(row.id) : undefined;
     if (!state || state.state === "missing") {
-      // A start cut short by the restart can leave a process the runtime never recorded (it
-      // cannot be adopted or resumed): remove whatever is left, so nothing runs unaccounted for.
-      await deps.runtime.delete(row.id).catch((error: unknown) => {
-        deps.log.error({ sandboxId: row.id, reason: errorMessage(error) }, "cleanup failed");
-      });
+      if (current.status === "STARTING") {
+        this.relaunchLater(current, "it had not been launched yet");
+        return;
+      }
       await updateSandbox(deps, row.id, {
         status: "ERROR",
-        statusDetail: "The sandbox vanished while the control plane was down",
+        statusDetail: "The sandbox vanished while the control plane was down: removed outside it",
       });
       return;
     }
     if (state.agentServerUrl && state.agentServerUrl !== current.agentServerUrl) {
       await updateSandbox(deps, row.id, { agentServerUrl: state.agentServerUrl });
+    }
+    const wanted = current.status === "PAUSED" ? "paused" : "running";
+    if (state.state === "exited") {
+      const why = state.detail ?? "its agent server had exited";
+      if (wanted === "running") this.relaunchLater(current, why);
+      else await this.keepPaused(current, why);
+      return;
+    }
+    if (state.state === "paused" && current.status === "STARTING") {
+      this.relaunchLater(current, "a resume was under way");
+      return;
+    }
+    if (wanted === "paused" && state.state !== "paused") {
+      await this.pauseAgain(current);
+      return;
     }
     if (current.status === "STARTING" && state.state === "starting") {
       // The start was interrupted by a restart: finish waiting for it in the background.
@@ -97,6 +124,37 @@ export class SandboxSupervisor {
       return;
     }
     await this.apply(current, state, true);
+  }
+
+  private relaunchLater(row: SandboxRow, reason: string): void {
+    const { deps } = this;
+    void deps.locks
+      .run(row.id, async () => {
+        const current = await deps.repos.sandboxes.get(row.id);
+        if (current && current.status !== "STOPPING") await relaunchSandbox(deps, current, reason);
+      })
+      .catch((error: unknown) => {
+        deps.log.error({ sandboxId: row.id, reason: errorMessage(error) }, "relaunch failed");
+      });
+  }
+
+  /** PAUSED in the store but running: the pause was acknowledged, so it holds. */
+  private async pauseAgain(row: SandboxRow): Promise<void> {
+    const { deps } = this;
+    deps.log.warn({ sandboxId: row.id }, "sandbox recorded PAUSED was running: pausing it again");
+    await deps.runtime.pause(row.id).catch(async (error: unknown) => {
+      await updateSandbox(deps, row.id, {
+        status: "ERROR",
+        statusDetail: `Recorded PAUSED but running, and pausing it again failed: ${errorMessage(error)}`,
+      });
+    });
+  }
+
+  /** A PAUSED sandbox whose processes ended stays PAUSED: resume relaunches it. */
+  private async keepPaused(row: SandboxRow, why: string): Promise<void> {
+    const detail = `Its processes ended while paused (${why}); resume relaunches it from its workspace`;
+    if (row.statusDetail !== detail)
+      await updateSandbox(this.deps, row.id, { statusDetail: detail });
   }
 
   private async finishStart(id: string): Promise<void> {
@@ -145,6 +203,14 @@ export class SandboxSupervisor {
 
   private async apply(row: SandboxRow, state: RuntimeSandbox, recovering: boolean): Promise<void> {
     const { deps } = this;
+    if (row.status === "PAUSED" && state.state === "exited") {
+      await this.keepPaused(row, state.detail ?? "its agent server exited");
+      return;
+    }
+    if (row.status === "PAUSED" && (state.state === "running" || state.state === "starting")) {
+      await this.pauseAgain(row);
+      return;
+    }
     if (state.state === "exited" || state.state === "missing") {
       this.unhealthySince.delete(row.id);
       const detail =
@@ -188,11 +254,7 @@ export class SandboxSupervisor {
       await deps.locks.run(row.id, async () => {
         const current = await deps.repos.sandboxes.get(row.id);
         if (current?.status !== "RUNNING") return;
-        await deps.runtime.pause(row.id);
-        await updateSandbox(deps, row.id, {
-          status: "PAUSED",
-          statusDetail: "Paused after being idle",
-        });
+        await pauseRunning(deps, row.id, "Paused after being idle");
       });
     }
   }

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Repositories, SandboxRow, SandboxSpecRow } from "@sandbox-server/db";
+import type { StartSandboxOptions } from "@sandbox-server/runtime";
 import type { CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import { resolveSpec } from "../../sandbox-specs/resolve-spec";
@@ -51,9 +52,50 @@ export async function startSandbox(
       updatedAt: now,
     });
   });
+  await registerLaunch(deps, row, spec);
   deps.log.info({ sandboxId: row.id, specId: spec.id }, "sandbox starting");
   const ready = deps.locks.run(row.id, () => launchSandbox(deps, row, spec));
   return { row, ready };
+}
+
+/**
+ * Intent before effect: the runtime's launch record is durable before the create is answered, so
+ * a control plane killed from here on finds the sandbox and relaunches it (the store's row alone
+ * covers runtimes without `register`). When even that fails, nothing is acknowledged or kept.
+ */
+async function registerLaunch(deps: CoreDeps, row: SandboxRow, spec: SandboxSpecRow) {
+  if (!deps.runtime.register) return;
+  try {
+    await deps.runtime.register(launchOptions(row, spec));
+  } catch (error) {
+    deps.log.error({ sandboxId: row.id, reason: errorMessage(error) }, "sandbox not registered");
+    await deps.runtime.delete(row.id).catch(() => undefined);
+    await deps.transaction((tx) => tx.sandboxes.remove(row.id));
+    throw new AppError(
+      "SANDBOX_START_FAILED",
+      `The sandbox could not be recorded: ${errorMessage(error)}`,
+    );
+  }
+}
+
+/** What the runtime is asked to run for a sandbox: its row (key, env, labels) and its spec. */
+export function launchOptions(row: SandboxRow, spec: SandboxSpecRow): StartSandboxOptions {
+  return {
+    sandboxId: row.id,
+    ownerId: row.ownerId,
+    specId: spec.id,
+    sessionApiKey: row.sessionApiKey,
+    env: { ...spec.initialEnv, ...row.env },
+    ...(spec.image ? { image: spec.image } : {}),
+    ...(spec.command ? { command: spec.command } : {}),
+    ...(spec.workingDir ? { workingDir: spec.workingDir } : {}),
+    resources: {
+      ...(spec.cpu ? { cpu: spec.cpu } : {}),
+      ...(spec.memoryMb ? { memoryMb: spec.memoryMb } : {}),
+      ...(spec.pids ? { pids: spec.pids } : {}),
+    },
+    labels: row.labels,
+  };
 }
 
 async function launchSandbox(
@@ -62,22 +104,7 @@ async function launchSandbox(
   spec: SandboxSpecRow,
 ): Promise<SandboxRow | undefined> {
   try {
-    const started = await deps.runtime.start({
-      sandboxId: row.id,
-      ownerId: row.ownerId,
-      specId: spec.id,
-      sessionApiKey: row.sessionApiKey,
-      env: { ...spec.initialEnv, ...row.env },
-      ...(spec.image ? { image: spec.image } : {}),
-      ...(spec.command ? { command: spec.command } : {}),
-      ...(spec.workingDir ? { workingDir: spec.workingDir } : {}),
-      resources: {
-        ...(spec.cpu ? { cpu: spec.cpu } : {}),
-        ...(spec.memoryMb ? { memoryMb: spec.memoryMb } : {}),
-        ...(spec.pids ? { pids: spec.pids } : {}),
-      },
-      labels: row.labels,
-    });
+    const started = await deps.runtime.start(launchOptions(row, spec));
     if (started.agentServerUrl) {
       await updateSandbox(deps, row.id, { agentServerUrl: started.agentServerUrl });
     }
@@ -92,10 +119,12 @@ async function launchSandbox(
   }
 }
 
+/** STARTING (or anything but STOPPING) → RUNNING; `statusDetail` says how it got there, if unusual. */
 export function markRunning(
   deps: CoreDeps,
   id: string,
   agentServerUrl: string | null,
+  statusDetail: string | null = null,
 ): Promise<SandboxRow | undefined> {
   return updateSandbox(deps, id, async (current) =>
     // A delete that raced the start wins: never resurrect a STOPPING sandbox.
@@ -103,7 +132,7 @@ export function markRunning(
       ? null
       : {
           status: "RUNNING",
-          statusDetail: null,
+          statusDetail,
           agentServerUrl: agentServerUrl ?? current.agentServerUrl,
         },
   );

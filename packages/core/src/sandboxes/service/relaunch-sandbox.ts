@@ -1,0 +1,53 @@
+import type { SandboxRow } from "@sandbox-server/db";
+import type { CoreDeps } from "../../deps";
+import { resolveSpec } from "../../sandbox-specs/resolve-spec";
+import { launchOptions, markRunning } from "./start-sandbox";
+import { errorMessage, updateSandbox } from "./status";
+
+/**
+ * Brings back a sandbox whose create (or resume) was acknowledged but which does not run after a
+ * control-plane restart: STARTING → RUNNING with `status_detail` saying so, or ERROR with the
+ * reason. A sandbox the runtime still knows is resumed — unfrozen, or relaunched from its
+ * workspace with the same key and data; one it never created (the restart came before the launch,
+ * on a runtime without `register`) is started from its record. Call it under the sandbox's lock.
+ */
+export async function relaunchSandbox(
+  deps: CoreDeps,
+  row: SandboxRow,
+  reason: string,
+): Promise<SandboxRow | undefined> {
+  const { id } = row;
+  deps.log.warn({ sandboxId: id, reason }, "relaunching sandbox after a control-plane restart");
+  await updateSandbox(deps, id, {
+    status: "STARTING",
+    statusDetail: `Relaunching after a control-plane restart (${reason})`,
+  });
+  try {
+    const url = await bringBack(deps, row);
+    if (row.agentServerUrl && url !== row.agentServerUrl) {
+      await deps.agents.forget(row.agentServerUrl);
+    }
+    return await markRunning(deps, id, url, `Restarted after a control-plane restart (${reason})`);
+  } catch (error) {
+    deps.log.warn({ sandboxId: id, reason: errorMessage(error) }, "sandbox relaunch failed");
+    return updateSandbox(deps, id, {
+      status: "ERROR",
+      statusDetail: `Could not be relaunched after a control-plane restart: ${errorMessage(error)}`,
+    });
+  }
+}
+
+async function bringBack(deps: CoreDeps, row: SandboxRow): Promise<string | null> {
+  const { runtime } = deps;
+  const seen = await runtime.inspect(row.id);
+  if (seen.state !== "missing") return (await runtime.resume(row.id)).agentServerUrl;
+  const spec = await resolveSpec(deps, row.specId);
+  try {
+    await runtime.start(launchOptions(row, spec));
+  } catch (error) {
+    // Created meanwhile after all (a daemon finishing a create the killed control plane sent).
+    if ((await runtime.inspect(row.id)).state === "missing") throw error;
+    return (await runtime.resume(row.id)).agentServerUrl;
+  }
+  return (await runtime.waitUntilReady(row.id, deps.config.sandboxStartTimeoutMs)).agentServerUrl;
+}
