@@ -65,8 +65,8 @@ export interface StartedServer {
   env: NodeJS.ProcessEnv;
   process: ChildProcess;
   output(): string;
-  /** Deletes every sandbox the admin has, then stops the server with SIGTERM (as Ctrl-C would). */
-  stop(): Promise<number | null>;
+  /** Deletes every sandbox the admin has, then stops the command with `signal` (SIGTERM). */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
 /** `sandbox-server start --no-build` on a free port with the process runtime and a fresh data dir. */
@@ -124,7 +124,7 @@ export async function startServerWithCli(): Promise<StartedServer> {
     env,
     process: child,
     output: () => output,
-    async stop() {
+    async stop(signal: NodeJS.Signals = "SIGTERM") {
       try {
         const apiKey = readFileSync(keyFile, "utf8").trim();
         const headers = { authorization: `Bearer ${apiKey}` };
@@ -137,7 +137,7 @@ export async function startServerWithCli(): Promise<StartedServer> {
           await fetch(`${url}/api/v1/sandboxes/${sandbox.id}`, { method: "DELETE", headers });
         }
       } finally {
-        child.kill("SIGTERM");
+        child.kill(signal);
       }
       const code = await exited;
       rmSync(dataDir, { recursive: true, force: true });

@@ -46,21 +46,23 @@ async function start(ctx: CommandContext, options: StartOptions): Promise<number
   // other commands look for the admin key in ./.data or $DATA_DIR where they run).
   env.DATA_DIR = path.resolve(ctx.cwd, options.dataDir ?? env.DATA_DIR ?? ".data");
   if (options.runtime) env.SANDBOX_RUNTIME = options.runtime;
+  // Its own process group: Ctrl-C reaches this process alone, which passes exactly one signal on
+  // (a terminal's SIGINT to the whole group would reach the server twice: once directly and once
+  // through scripts/start.mjs, and a second signal ends it without its graceful shutdown).
   const server = spawn(process.execPath, [path.join(root, "scripts", "start.mjs")], {
     cwd: root,
     env,
     stdio: "inherit",
+    detached: true,
   });
-  const forward = (signal: NodeJS.Signals) => () => server.kill(signal);
-  const onInt = forward("SIGINT");
-  const onTerm = forward("SIGTERM");
-  process.on("SIGINT", onInt);
-  process.on("SIGTERM", onTerm);
+  const forwards: [NodeJS.Signals, () => void][] = (["SIGINT", "SIGTERM", "SIGHUP"] as const).map(
+    (signal) => [signal, () => server.kill(signal === "SIGHUP" ? "SIGTERM" : signal)],
+  );
+  for (const [signal, forward] of forwards) process.on(signal, forward);
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.once("exit", (code, signal) => {
-      process.off("SIGINT", onInt);
-      process.off("SIGTERM", onTerm);
+      for (const [name, forward] of forwards) process.off(name, forward);
       resolve(code ?? (signal ? 1 : 0));
     });
   });
