@@ -355,5 +355,12 @@ describe("reserved keys in labels and metadata", () => {
     });
     expect(res.status).toBe(201);
     expect(res.body.labels).toEqual({ proto: "x", constructors: "y" });
+    // Settled and removed here: a sandbox still starting at teardown could outlive the test.
+    await expect
+      .poll(async () => (await api("GET", `/api/v1/sandboxes/${res.body.id}`)).body.status, {
+        timeout: 30_000,
+      })
+      .toBe("RUNNING");
+    expect((await api("DELETE", `/api/v1/sandboxes/${res.body.id}`)).status).toBe(200);
   });
 });
