@@ -3,6 +3,15 @@ export type * from "./port/repositories";
 export type * from "./port/rows";
 export * from "./port/store";
 export * as schema from "./schema";
+export {
+  createSecretBox,
+  isSealed,
+  SEALED_PREFIX,
+  SECRET_KEY_BYTES,
+  type SecretBox,
+  SecretsKeyMismatchError,
+  SecretUnreadableError,
+} from "./secrets/secret-box";
 export * from "./sqlite/client";
 export {
   createSqliteStore,

@@ -63,6 +63,7 @@ export const sandboxes = sqliteTable(
     runtime: text("runtime").notNull(),
     status: text("status").notNull(),
     statusDetail: text("status_detail"),
+    /** Sealed by the store (`enc:v1:…`): the control plane presents it to the agent server. */
     sessionApiKey: text("session_api_key").notNull(),
     agentServerUrl: text("agent_server_url"),
     labels: text("labels", { mode: "json" }).$type<Record<string, string>>().notNull(),
@@ -143,7 +144,7 @@ export const webhooks = sqliteTable(
     events: text("events", { mode: "json" }).$type<string[]>(),
     /** Only this conversation's events (and its sandbox's lifecycle); null for all of the owner's. */
     conversationId: text("conversation_id"),
-    /** The HMAC key. Stored as is: every delivery's signature needs it. */
+    /** The HMAC key, sealed by the store (`enc:v1:…`, see `secrets/`): every signature needs it. */
     secret: text("secret").notNull(),
     createdAt: createdAt(),
   },

@@ -1,4 +1,5 @@
 import type { Repositories } from "../port/repositories";
+import type { SecretRows } from "../secrets/secret-rows";
 import type { SyncRepositories } from "./repositories";
 
 /**
@@ -11,8 +12,11 @@ export interface Executor {
   write<T>(op: (repos: SyncRepositories) => T): Promise<T>;
 }
 
-/** The asynchronous repositories of the port, each call run through `exec`. */
-export function bindRepositories({ read, write }: Executor): Repositories {
+/**
+ * The asynchronous repositories of the port, each call run through `exec`. Secrets are sealed
+ * before they are written and opened as they are read (`secrets`), inside the synchronous call.
+ */
+export function bindRepositories({ read, write }: Executor, secrets: SecretRows): Repositories {
   return {
     users: {
       insert: (user) => write((r) => r.users.insert(user)),
@@ -33,13 +37,25 @@ export function bindRepositories({ read, write }: Executor): Repositories {
       search: (page) => read((r) => r.specs.search(page)),
     },
     sandboxes: {
-      insert: (row) => write((r) => r.sandboxes.insert(row)),
-      get: (id) => read((r) => r.sandboxes.get(id)),
-      update: (id, patch) => write((r) => r.sandboxes.update(id, patch)),
+      insert: (row) =>
+        write((r) => {
+          r.sandboxes.insert(secrets.sealSandbox(row));
+          return row;
+        }),
+      get: (id) => read((r) => optional(r.sandboxes.get(id), secrets.openSandbox)),
+      update: (id, patch) =>
+        write((r) =>
+          optional(
+            r.sandboxes.update(id, secrets.sealSandboxPatch(id, patch)),
+            secrets.openSandbox,
+          ),
+        ),
       remove: (id) => write((r) => r.sandboxes.remove(id)),
-      search: (filter, page) => read((r) => r.sandboxes.search(filter, page)),
-      listByStatus: (statuses) => read((r) => r.sandboxes.listByStatus(statuses)),
-      listAll: () => read((r) => r.sandboxes.listAll()),
+      search: (filter, page) =>
+        read((r) => secrets.openSandboxPage(r.sandboxes.search(filter, page))),
+      listByStatus: (statuses) =>
+        read((r) => secrets.openSandboxes(r.sandboxes.listByStatus(statuses))),
+      listAll: () => read((r) => secrets.openSandboxes(r.sandboxes.listAll())),
       countByStatus: (statuses) => read((r) => r.sandboxes.countByStatus(statuses)),
     },
     conversations: {
@@ -62,11 +78,16 @@ export function bindRepositories({ read, write }: Executor): Repositories {
         read((r) => r.conversationEvents.search(filter, direction, page)),
     },
     webhooks: {
-      insert: (row) => write((r) => r.webhooks.insert(row)),
-      get: (id) => read((r) => r.webhooks.get(id)),
-      listByOwner: (ownerId) => read((r) => r.webhooks.listByOwner(ownerId)),
+      insert: (row) =>
+        write((r) => {
+          r.webhooks.insert(secrets.sealWebhook(row));
+          return row;
+        }),
+      get: (id) => read((r) => optional(r.webhooks.get(id), secrets.openWebhook)),
+      listByOwner: (ownerId) => read((r) => secrets.openWebhooks(r.webhooks.listByOwner(ownerId))),
       remove: (id) => write((r) => r.webhooks.remove(id)),
-      search: (ownerId, page) => read((r) => r.webhooks.search(ownerId, page)),
+      search: (ownerId, page) =>
+        read((r) => secrets.openWebhookPage(r.webhooks.search(ownerId, page))),
     },
     webhookDeliveries: {
       insert: (row) => write((r) => r.webhookDeliveries.insert(row)),
@@ -77,4 +98,8 @@ export function bindRepositories({ read, write }: Executor): Repositories {
       search: (filter, page) => read((r) => r.webhookDeliveries.search(filter, page)),
     },
   };
+}
+
+function optional<T>(row: T | undefined, open: (row: T) => T): T | undefined {
+  return row === undefined ? undefined : open(row);
 }

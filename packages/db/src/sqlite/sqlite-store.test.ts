@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Repositories } from "../port/repositories";
 import type { SandboxRow } from "../port/rows";
 import { type Store, StoreBusyError } from "../port/store";
+import { createSecretBox } from "../secrets/secret-box";
 import { createSqliteStore } from "./sqlite-store";
 
 const holdWriteLock = fileURLToPath(new URL("./test/hold-write-lock.mjs", import.meta.url));
@@ -18,7 +20,10 @@ let file: string;
 const stores: Store[] = [];
 
 function open(target = file, busyRetryMs = 2_000): Store {
-  const store = createSqliteStore(target, { busyRetryMs });
+  const store = createSqliteStore(target, {
+    busyRetryMs,
+    secretBox: createSecretBox(randomBytes(32)),
+  });
   stores.push(store);
   return store;
 }

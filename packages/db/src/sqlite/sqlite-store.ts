@@ -1,12 +1,21 @@
 import type { Repositories } from "../port/repositories";
 import type { Store } from "../port/store";
+import type { SecretBox } from "../secrets/secret-box";
+import { secretRows } from "../secrets/secret-rows";
 import { bindRepositories, type Executor } from "./bind-repositories";
 import { busyError, isBusy, retryWhileBusy } from "./busy";
 import { type CreateDbOptions, createDb, openReadConnection } from "./client";
 import { Mutex } from "./mutex";
 import { createSyncRepositories, type SyncRepositories } from "./repositories";
+import { sealStoredSecrets } from "./seal-stored-secrets";
 
 export interface SqliteStoreOptions {
+  /**
+   * Seals the secrets the store keeps (session keys, webhook secrets) before they reach the file
+   * and opens them on the way out. Opening the store seals values still in plain text and refuses
+   * a box whose key does not open the sealed ones (`SecretsKeyMismatchError`).
+   */
+  secretBox: SecretBox;
   /** Folder holding drizzle-kit's migrations; defaults to this package's `drizzle/`. */
   migrationsFolder?: CreateDbOptions["migrationsFolder"];
   /**
@@ -34,15 +43,23 @@ const OPEN_BUSY_TIMEOUT_MS = 5_000;
  * the last committed state and never a transaction's uncommitted rows. `:memory:` has one
  * connection only, so there reads wait for an open transaction too. A locked database is retried
  * on timers, never by blocking the event loop, up to `busyRetryMs`, then `StoreBusyError`.
+ * Secrets are sealed by `secretBox` at rest; the repositories hand out plain text.
  */
-export function createSqliteStore(path: string, options: SqliteStoreOptions = {}): Store {
+export function createSqliteStore(path: string, options: SqliteStoreOptions): Store {
   const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   const busyRetryMs = options.busyRetryMs ?? DEFAULT_BUSY_RETRY_MS;
   const writer = createDb(path, {
     busyTimeoutMs: OPEN_BUSY_TIMEOUT_MS,
     ...(options.migrationsFolder ? { migrationsFolder: options.migrationsFolder } : {}),
   });
+  try {
+    sealStoredSecrets(writer.sqlite, options.secretBox);
+  } catch (error) {
+    writer.close();
+    throw error;
+  }
   writer.sqlite.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  const secrets = secretRows(options.secretBox);
   const inMemory = path === ":memory:" || path === "";
   const reader = inMemory ? null : openReadConnection(path, busyTimeoutMs);
   const writeRepos = createSyncRepositories(writer.db);
@@ -106,7 +123,7 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
       const scope = { open: true };
       let result: T;
       try {
-        result = await work(bindRepositories(insideTransaction(scope)));
+        result = await work(bindRepositories(insideTransaction(scope), secrets));
       } catch (error) {
         rollbackIfOpen();
         throw error;
@@ -126,7 +143,7 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
   }
 
   return {
-    ...bindRepositories(outside),
+    ...bindRepositories(outside, secrets),
     transaction,
     async close() {
       await mutex.acquire();

@@ -1,13 +1,15 @@
+import { randomBytes } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ConversationEventRow, NewWebhookDelivery } from "../../port/rows";
 import type { Store } from "../../port/store";
+import { createSecretBox } from "../../secrets/secret-box";
 import { createSqliteStore } from "../sqlite-store";
 
 let store: Store;
 let repos: Store;
 
 beforeEach(async () => {
-  store = createSqliteStore(":memory:");
+  store = createSqliteStore(":memory:", { secretBox: createSecretBox(randomBytes(32)) });
   repos = store;
   await repos.users.insert({ id: "usr_a", name: "a", isAdmin: false, createdAt: 1 });
   await repos.webhooks.insert(webhook("wh_1"));

@@ -1,7 +1,9 @@
+import { randomBytes } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { InvalidPageIdError } from "../../paging";
 import type { SandboxFilter, SandboxRow } from "../../port/rows";
 import type { Store } from "../../port/store";
+import { createSecretBox } from "../../secrets/secret-box";
 import { createSqliteStore } from "../sqlite-store";
 
 let store: Store;
@@ -27,7 +29,7 @@ function sandbox(id: string, createdAt: number, extra: Partial<SandboxRow> = {})
 }
 
 beforeEach(async () => {
-  store = createSqliteStore(":memory:");
+  store = createSqliteStore(":memory:", { secretBox: createSecretBox(randomBytes(32)) });
   repos = store;
   await repos.users.insert({ id: "usr_a", name: "a", isAdmin: false, createdAt: 1 });
   await repos.users.insert({ id: "usr_b", name: "b", isAdmin: false, createdAt: 1 });
