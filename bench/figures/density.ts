@@ -1,6 +1,7 @@
 import { removeDataDir, startControlPlane } from "../lib/control-plane";
 import type { BenchContext, FigureResult } from "../lib/figure";
-import { agentServerPid, deleteAll, residentMib, startRunning } from "../lib/sandboxes";
+import { pidOfUrl, residentMib } from "../lib/proc";
+import { deleteAll, startRunning } from "../lib/sandboxes";
 import { sleep, summarize } from "../lib/stats";
 
 const SANDBOXES = 50;
@@ -15,16 +16,18 @@ export async function density(ctx: BenchContext): Promise<FigureResult> {
   try {
     await sleep(1000);
     const controlPlaneIdleMib = residentMib(cp.pid);
-    const ids: string[] = [(await startRunning(cp)).id];
+    // The agent server is the process listening on the sandbox's port (under bubblewrap the
+    // runtime's recorded pid is bwrap's, not the agent server's).
+    const urls: string[] = [(await startRunning(cp)).agent_server_url];
     await sleep(3000);
-    const oneAgentServerMib = residentMib(agentServerPid(cp.dataDir, ids[0]!));
-    while (ids.length < SANDBOXES) {
-      const batch = Math.min(AT_ONCE, SANDBOXES - ids.length);
+    const oneAgentServerMib = residentMib(pidOfUrl(urls[0] ?? ""));
+    while (urls.length < SANDBOXES) {
+      const batch = Math.min(AT_ONCE, SANDBOXES - urls.length);
       const started = await Promise.all(Array.from({ length: batch }, () => startRunning(cp)));
-      ids.push(...started.map((s) => s.id as string));
+      urls.push(...started.map((s) => s.agent_server_url as string));
     }
     await sleep(5000);
-    const agentServers = ids.map((id) => residentMib(agentServerPid(cp.dataDir, id)));
+    const agentServers = urls.map((url) => residentMib(pidOfUrl(url)));
     const controlPlaneMib = residentMib(cp.pid);
     const total = agentServers.reduce((a, b) => a + b, 0);
     ctx.log(

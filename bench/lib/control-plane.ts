@@ -7,8 +7,12 @@ import { fileURLToPath } from "node:url";
 
 export const ADMIN_KEY = "ssk_bench_admin_key_0123456789";
 const root = fileURLToPath(new URL("../..", import.meta.url));
-export const serverBundle = path.join(root, "apps/server/dist/server.js");
-export const agentServerEntry = path.join(root, "apps/agent-server/dist/agent-server.js");
+// Another build (e.g. of a commit checked out elsewhere) can be measured with these two variables.
+export const serverBundle =
+  process.env.BENCH_SERVER_BUNDLE ?? path.join(root, "apps/server/dist/server.js");
+export const agentServerEntry =
+  process.env.BENCH_AGENT_SERVER_BUNDLE ??
+  path.join(root, "apps/agent-server/dist/agent-server.js");
 export const profilesDir = path.join(root, "bench/results/profiles");
 
 export interface ControlPlaneOptions {
@@ -110,7 +114,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
   };
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once("error", reject);

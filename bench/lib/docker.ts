@@ -1,24 +1,71 @@
+import { readFileSync } from "node:fs";
 import http from "node:http";
+import path from "node:path";
 
 export const DOCKER_IMAGE = "sandbox-server/agent-server:latest";
+const SOCKET = "/var/run/docker.sock";
 
-function dockerGet(path: string, socketPath: string): Promise<number> {
+function dockerRequest(
+  method: string,
+  route: string,
+  socketPath = SOCKET,
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve) => {
-    const req = http.get({ socketPath, path, timeout: 3000 }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
+    const req = http.request({ socketPath, path: route, method, timeout: 10_000 }, (res) => {
+      let body = "";
+      res.on("data", (chunk: Buffer) => {
+        body += chunk.toString();
+      });
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
     });
     req.on("timeout", () => req.destroy());
-    req.on("error", () => resolve(0));
+    req.on("error", () => resolve({ status: 0, body: "" }));
+    req.end();
   });
 }
 
 /** null when Docker figures can run; otherwise why they are skipped. */
-export async function dockerUnavailable(
-  socketPath = "/var/run/docker.sock",
-): Promise<string | null> {
-  if ((await dockerGet("/_ping", socketPath)) !== 200) return "skipped: no docker";
-  const image = await dockerGet(`/images/${encodeURIComponent(DOCKER_IMAGE)}/json`, socketPath);
-  if (image !== 200) return `skipped: no docker (image ${DOCKER_IMAGE} missing)`;
+export async function dockerUnavailable(socketPath = SOCKET): Promise<string | null> {
+  if ((await dockerRequest("GET", "/_ping", socketPath)).status !== 200) {
+    return "skipped: no docker";
+  }
+  const image = await dockerRequest(
+    "GET",
+    `/images/${encodeURIComponent(DOCKER_IMAGE)}/json`,
+    socketPath,
+  );
+  if (image.status !== 200) return `skipped: no docker (image ${DOCKER_IMAGE} missing)`;
   return null;
+}
+
+/** The control plane's instance id: the value of its containers' `sandbox-server.managed` label. */
+export function instanceId(dataDir: string): string | null {
+  try {
+    return readFileSync(path.join(dataDir, "instance-id"), "utf8").trim();
+  } catch {
+    return null;
+  }
+}
+
+/** Sandbox ids of the running containers a control plane manages (by its instance label). */
+export async function managedSandboxIds(instance: string): Promise<string[]> {
+  const filters = encodeURIComponent(
+    JSON.stringify({ label: [`sandbox-server.managed=${instance}`], status: ["running"] }),
+  );
+  const res = await dockerRequest("GET", `/containers/json?filters=${filters}`);
+  if (res.status !== 200) return [];
+  const containers = JSON.parse(res.body) as { Labels?: Record<string, string> }[];
+  return containers.flatMap((c) => c.Labels?.["sandbox-server.sandbox-id"] ?? []);
+}
+
+/** Force-removes every container a control plane left behind (e.g. a warm pool's). */
+export async function removeManagedContainers(instance: string): Promise<number> {
+  const filters = encodeURIComponent(
+    JSON.stringify({ label: [`sandbox-server.managed=${instance}`] }),
+  );
+  const res = await dockerRequest("GET", `/containers/json?all=1&filters=${filters}`);
+  if (res.status !== 200) return 0;
+  const containers = JSON.parse(res.body) as { Id: string }[];
+  for (const c of containers) await dockerRequest("DELETE", `/containers/${c.Id}?force=1&v=1`);
+  return containers.length;
 }

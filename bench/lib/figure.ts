@@ -14,12 +14,23 @@ export interface FigureResult {
   key: string;
   data: Record<string, unknown>;
   rows: Row[];
+  /** Lines printed under the README table: how to read this figure. */
+  notes?: string[];
+}
+
+/** Command-line options every figure may read. */
+export interface BenchOptions {
+  /** `--seconds N`: length of each load run of the proxy figure (default 8). */
+  seconds: number;
+  /** `--profile`: also record a V8 CPU profile of the control plane under send-message load. */
+  profile: boolean;
 }
 
 export interface BenchContext {
   /** null when Docker figures run; otherwise the reason they are skipped. */
   dockerSkip: string | null;
   log: (line: string) => void;
+  options: BenchOptions;
 }
 
 export const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 1)} ms`;

@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -7,6 +8,8 @@ import type { FigureResult, Row } from "./figure";
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const START = "<!-- bench:start -->";
 const END = "<!-- bench:end -->";
+/** README edits take the lock that tools committing in this checkout take (flock(1)). */
+const README_LOCK = process.env.BENCH_README_LOCK ?? "/tmp/git.lock";
 
 export interface Machine {
   cpus: number;
@@ -26,22 +29,61 @@ export function describeMachine(): Machine {
   };
 }
 
-/** Writes bench/results/<date>.json; returns its path relative to the repository. */
+/** A table row as stored: with the key of the figure it belongs to. */
+type StoredRow = Row & { key?: string };
+
+interface ResultsFile {
+  figures?: Record<string, unknown>;
+  table?: StoredRow[];
+  [field: string]: unknown;
+}
+
+/**
+ * Writes bench/results/<date>.json. A run of some figures (`--only`) replaces those figures in the
+ * day's file and keeps the others, so a full table can be assembled from partial runs; `order`
+ * (figure keys) keeps the table in the registry's order. Returns the path, the whole table and
+ * the figures' notes for the README.
+ */
 export function writeResults(
   date: string,
   meta: Record<string, unknown>,
   figures: FigureResult[],
-): string {
+  order: string[],
+): { file: string; table: StoredRow[]; notes: string[] } {
   const dir = path.join(root, "bench/results");
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${date}.json`);
-  const body = {
-    ...meta,
-    figures: Object.fromEntries(figures.map((f) => [f.key, f.data])),
-    table: figures.flatMap((f) => f.rows),
+  const previous: ResultsFile = existsSync(file)
+    ? (JSON.parse(readFileSync(file, "utf8")) as ResultsFile)
+    : {};
+  const fresh = new Set(figures.map((f) => f.key));
+  const measuredAt = new Date().toISOString();
+  const merged: Record<string, unknown> = {};
+  for (const [key, data] of Object.entries(previous.figures ?? {})) {
+    if (!fresh.has(key)) merged[key] = data;
+  }
+  for (const f of figures) {
+    merged[f.key] = {
+      measured_at: measuredAt,
+      ...f.data,
+      ...(f.notes ? { readme_notes: f.notes } : {}),
+    };
+  }
+  const rank = (key: string | undefined) => {
+    const i = order.indexOf(key ?? "");
+    return i === -1 ? order.length : i;
   };
+  const table = [
+    ...(previous.table ?? []).filter((row) => row.key && !fresh.has(row.key)),
+    ...figures.flatMap((f) => f.rows.map((row) => ({ key: f.key, ...row }))),
+  ].sort((a, b) => rank(a.key) - rank(b.key));
+  const sorted = Object.entries(merged).sort(([a], [b]) => rank(a) - rank(b));
+  const body = { ...meta, figures: Object.fromEntries(sorted), table };
   writeFileSync(file, `${JSON.stringify(body, null, 2)}\n`);
-  return path.relative(root, file);
+  const notes = sorted.flatMap(
+    ([, data]) => (data as { readme_notes?: string[] }).readme_notes ?? [],
+  );
+  return { file: path.relative(root, file), table, notes };
 }
 
 function target(row: Row): string {
@@ -53,19 +95,18 @@ function target(row: Row): string {
 const cell = (text: string) => text.replaceAll("|", "\\|");
 
 /** Replaces the text between the bench markers in README.md (appending them when absent). */
-export function updateReadme(
+export async function updateReadme(
   date: string,
   machine: Machine,
   resultsFile: string,
   rows: Row[],
-): void {
-  const readmePath = path.join(root, "README.md");
-  const readme = readFileSync(readmePath, "utf8");
+  notes: string[],
+): Promise<void> {
   const table = [
     "## Benchmarks",
     "",
     `\`npm run bench\` on ${date}: ${machine.cpus} × ${machine.cpu_model}, ${machine.memory_gib} GiB, ` +
-      `${machine.os}, Node ${machine.node}. Every figure with min/median/p95/p99: [${resultsFile}](${resultsFile}).`,
+      `${machine.os}, Node ${machine.node}. Every figure in full: [${resultsFile}](${resultsFile}).`,
     "",
     "| Figure | Runtime | Measure | Value | Target |",
     "|---|---|---|---|---|",
@@ -73,13 +114,43 @@ export function updateReadme(
       (r) =>
         `| ${cell(r.figure)} | ${cell(r.runtime)} | ${cell(r.measure)} | ${cell(r.value)} | ${cell(target(r))} |`,
     ),
+    ...(notes.length ? ["", notes.join("\n\n")] : []),
   ].join("\n");
   const block = `${START}\n${table}\n${END}`;
-  const start = readme.indexOf(START);
-  const end = readme.indexOf(END);
-  const next =
-    start !== -1 && end > start
-      ? `${readme.slice(0, start)}${block}${readme.slice(end + END.length)}`
-      : `${readme.replace(/\n*$/, "\n")}\n${block}\n`;
-  writeFileSync(readmePath, next);
+  const readmePath = path.join(root, "README.md");
+  await withLock(README_LOCK, () => {
+    // Read under the lock: someone else may have edited the README meanwhile.
+    const readme = readFileSync(readmePath, "utf8");
+    const start = readme.indexOf(START);
+    const end = readme.indexOf(END);
+    const next =
+      start !== -1 && end > start
+        ? `${readme.slice(0, start)}${block}${readme.slice(end + END.length)}`
+        : `${readme.replace(/\n*$/, "\n")}\n${block}\n`;
+    writeFileSync(readmePath, next);
+  });
+}
+
+/** Runs `fn` while flock(1) holds `file` (or without a lock where flock is not installed). */
+async function withLock(file: string, fn: () => void): Promise<void> {
+  if (spawnSync("flock", ["--version"]).error) {
+    fn();
+    return;
+  }
+  const holder = spawn("flock", [file, "-c", "echo locked; read _"], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const exited = new Promise((resolve) => holder.once("exit", resolve));
+  await new Promise<void>((resolve, reject) => {
+    holder.stdout.on("data", (chunk: Buffer) => {
+      if (chunk.toString().includes("locked")) resolve();
+    });
+    holder.once("exit", (code) => reject(new Error(`flock ${file} exited ${code}`)));
+  });
+  try {
+    fn();
+  } finally {
+    holder.stdin.end();
+    await exited;
+  }
 }

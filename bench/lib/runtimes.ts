@@ -1,4 +1,5 @@
 import { type ControlPlane, removeDataDir, startControlPlane } from "./control-plane";
+import { instanceId, removeManagedContainers } from "./docker";
 import type { BenchContext } from "./figure";
 import { deleteAll } from "./sandboxes";
 
@@ -34,6 +35,9 @@ export async function perRuntime<T>(
       if (cp) {
         await deleteAll(cp).catch(() => undefined);
         await cp.stop();
+        // Whatever the server left on the daemon (e.g. a warm pool's containers) goes too.
+        const instance = runtime === "docker" ? instanceId(cp.dataDir) : null;
+        if (instance) await removeManagedContainers(instance);
         removeDataDir(cp.dataDir);
       }
     }

@@ -1,5 +1,3 @@
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import type { ControlPlane, Json } from "./control-plane";
 import { sleep } from "./stats";
 
@@ -40,19 +38,6 @@ export async function deleteAll(cp: ControlPlane): Promise<void> {
       );
     }
   }
-}
-
-/** The agent server's pid of a process sandbox (from the runtime's sandbox.json). */
-export function agentServerPid(dataDir: string, sandboxId: string): number {
-  const file = path.join(dataDir, "sandboxes", sandboxId, "sandbox.json");
-  return (JSON.parse(readFileSync(file, "utf8")) as { pid: number }).pid;
-}
-
-/** VmRSS of a process in MiB. */
-export function residentMib(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kib = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1] ?? Number.NaN);
-  return Math.round((kib / 1024) * 10) / 10;
 }
 
 /** Sends a message (run: false) until it is accepted; returns the attempts it took. */

@@ -1,0 +1,58 @@
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const script = fileURLToPath(new URL("./bare-forwarder.mjs", import.meta.url));
+
+export interface Forwarder {
+  /** Base URL; POST `${url}/forward/<conversation id>`. */
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/** Starts bare-forwarder.mjs as its own node process in front of one agent server. */
+export async function startForwarder(targetUrl: string, sessionApiKey: string): Promise<Forwarder> {
+  const child = spawn(process.execPath, [script], {
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      TARGET_URL: targetUrl,
+      SESSION_API_KEY: sessionApiKey,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const killOnExit = () => child.kill("SIGKILL");
+  process.once("exit", killOnExit);
+  let output = "";
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`forwarder did not start:\n${output}`)),
+      10_000,
+    );
+    child.stdout.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening (\d+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`forwarder exited (${code}):\n${output}`));
+    });
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid ?? -1,
+    async stop() {
+      process.off("exit", killOnExit);
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}

@@ -1,0 +1,98 @@
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+
+/** Clock ticks per second of /proc/<pid>/stat's utime and stime (`getconf CLK_TCK`). */
+export const CLK_TCK = (() => {
+  try {
+    return Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** utime + stime of a process in clock ticks; 0 once it is gone. */
+export function cpuTicks(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The command name (field 2) may hold spaces and parentheses: count fields after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // Fields 14 and 15 of the whole line are 12 and 13 here (field 3 is the first after ')').
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
+
+/** Microseconds of CPU a number of clock ticks stands for. */
+export const ticksToMicros = (ticks: number) => (ticks * 1_000_000) / CLK_TCK;
+
+/** VmRSS of a process in MiB. */
+export function residentMib(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kib = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1] ?? Number.NaN);
+  return Math.round((kib / 1024) * 10) / 10;
+}
+
+/** Socket inodes listening on a TCP port (IPv4 and IPv6), from /proc/net/tcp{,6}. */
+function listeningInodes(port: number): Set<string> {
+  const inodes = new Set<string>();
+  const hexPort = port.toString(16).toUpperCase().padStart(4, "0");
+  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    let lines: string[];
+    try {
+      lines = readFileSync(table, "utf8").split("\n").slice(1);
+    } catch {
+      continue;
+    }
+    for (const line of lines) {
+      const cols = line.trim().split(/\s+/);
+      // local_address is "ADDR:PORT"; st 0A is LISTEN; the inode is column 10.
+      if (cols[1]?.endsWith(`:${hexPort}`) && cols[3] === "0A" && cols[9]) inodes.add(cols[9]);
+    }
+  }
+  return inodes;
+}
+
+/**
+ * The pid of the process listening on a TCP port: the socket's inode from /proc/net/tcp, then the
+ * process holding a descriptor to it. Works for a bubblewrapped agent server too (it shares the
+ * host's network namespace, and its host-side pid holds the socket); null when nobody listens.
+ */
+export function listeningPid(port: number): number | null {
+  const inodes = listeningInodes(port);
+  if (inodes.size === 0) return null;
+  const wanted = new Set([...inodes].map((inode) => `socket:[${inode}]`));
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let fds: string[];
+    try {
+      fds = readdirSync(`/proc/${entry}/fd`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds) {
+      try {
+        if (wanted.has(readlinkSync(`/proc/${entry}/fd/${fd}`))) return Number(entry);
+      } catch {
+        // closed meanwhile
+      }
+    }
+  }
+  return null;
+}
+
+/** The pid listening on the port of an http://host:port URL; throws when there is none. */
+export function pidOfUrl(url: string): number {
+  const pid = listeningPid(Number(new URL(url).port));
+  if (pid === null) throw new Error(`no process listens at ${url}`);
+  return pid;
+}
+
+/** The command line of a process, for the report (which process was measured). */
+export function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean).join(" ");
+  } catch {
+    return "";
+  }
+}
