@@ -1,245 +1,200 @@
-import { readdirSync } from "node:fs";
-import path from "node:path";
+import { type Cell, measureCell } from "../lib/cell";
 import {
   ADMIN_KEY,
   type ControlPlane,
   type Json,
-  profilesDir,
   removeDataDir,
   startControlPlane,
 } from "../lib/control-plane";
 import type { BenchContext, FigureResult, Row } from "../lib/figure";
 import { ms } from "../lib/figure";
-import { combine, type LoadRun, type LoadTarget, runLoad } from "../lib/load";
-import { inclusiveShares, summarizeProfile } from "../lib/profile-summary";
+import { type Forwarder, startForwarder } from "../lib/forwarder";
+import { CLK_TCK, commandLine, pidOfUrl } from "../lib/proc";
 import { deleteAll } from "../lib/sandboxes";
-import { sleep, summarize } from "../lib/stats";
+import { settleEvents } from "../lib/settle";
+import { type LoadTarget, runWrk, wrkVersion } from "../lib/wrk";
+import { profileProxy } from "./proxy-profile";
 
-const ROUNDS = 4;
-const SECONDS = 3;
+const LEVELS = [1, 16];
+const WARMUP_SECONDS = 1;
+const SIDES = ["control_plane", "forwarder", "direct"] as const;
+type Side = (typeof SIDES)[number];
 const BODY = JSON.stringify({
   role: "user",
   content: [{ type: "text", text: "bench" }],
   run: false,
 });
+const TARGETS = { throughput: 0.8, cpu: 1.0 };
 
 /**
- * Figure 1: send-message through the control plane vs the same request straight to the agent
- * server's /events, same agent server, alternating A/B rounds (B/A every other round, so drift
- * on the agent server — its event log grows — hits both sides alike).
+ * Figure 1: the same send-message body, with wrk as the load generator, three ways against one
+ * agent server: through the control plane (POST /app-conversations/{id}/send-message), through a
+ * bare node:http + undici forwarder (lib/bare-forwarder.mjs, its own process) and straight to the
+ * agent server's /events. Each cell is a fresh conversation (the agent server's event log starts
+ * empty), a warm-up and one run; the CPU of the control plane, the agent server and the forwarder
+ * is read from /proc/<pid>/stat before the run and after the control plane stored the run's events.
  */
 export async function proxyOverhead(ctx: BenchContext): Promise<FigureResult> {
+  const seconds = ctx.options.seconds;
   const cp = await startControlPlane({ runtime: "process" });
+  let forwarder: Forwarder | null = null;
   try {
+    const first = await createConversation(cp, null);
+    const agentUrl = new URL(first.conversation_url).origin;
+    const agentPid = pidOfUrl(agentUrl);
+    forwarder = await startForwarder(agentUrl, first.session_api_key);
+    const pids = { control_plane: cp.pid, agent_server: agentPid, forwarder: forwarder.pid };
     const data: Record<string, unknown> = {
-      rounds: ROUNDS,
-      seconds_per_round: SECONDS,
+      load_generator: `${wrkVersion()}, 1 thread, keep-alive`,
+      seconds_per_cell: seconds,
+      warmup_seconds: WARMUP_SECONDS,
       body: BODY,
+      clk_tck: CLK_TCK,
+      processes: Object.fromEntries(
+        Object.entries(pids).map(([name, pid]) => [name, { pid, command: commandLine(pid) }]),
+      ),
     };
     const rows: Row[] = [];
-    for (const connections of [1, 16]) {
-      const result = await measure(cp, connections);
-      data[`c${connections}`] = result.data;
-      ctx.log(
-        `proxy overhead c=${connections}: ratio ${result.ratio.toFixed(3)}, +p50 ${ms(result.addedP50)}`,
-      );
-      rows.push(
-        {
-          figure: "Proxy overhead",
-          runtime: "process",
-          measure: `throughput proxy/direct, c=${connections}`,
-          value: `${result.ratio.toFixed(2)} (${Math.round(result.proxyRps)} vs ${Math.round(result.directRps)} req/s)`,
-          target: "≥ 0.8",
-          met: result.ratio >= 0.8,
-        },
-        {
-          figure: "Proxy overhead",
-          runtime: "process",
-          measure: `added p50 / p99 latency, c=${connections}`,
-          value: `${ms(result.addedP50)} / ${ms(result.addedP99)}`,
-          target: "p50 ≤ 1 ms",
-          met: result.addedP50 <= 1,
-        },
-      );
+    for (const connections of LEVELS) {
+      const cells = {} as Record<Side, Cell>;
+      for (const side of SIDES) {
+        const conv = await createConversation(cp, first.sandbox_id);
+        const target = targetOf(side, cp, forwarder, conv);
+        await runWrk(target, connections, WARMUP_SECONDS);
+        await settleEvents(cp.api, conv);
+        cells[side] = await measureCell(target, connections, seconds, pids, () =>
+          settleEvents(cp.api, conv),
+        );
+        const cell = cells[side];
+        ctx.log(
+          `proxy c=${connections} ${side}: ${Math.round(cell.rps)} req/s, p50 ${ms(cell.latency_ms.p50)}, ` +
+            `CPU µs/req ${JSON.stringify(cell.cpu_us_per_request)}${cell.failures ? `, ${cell.failures} failures` : ""}`,
+        );
+      }
+      const ratios = ratiosOf(cells);
+      data[`c${connections}`] = { cells, ratios };
+      rows.push(...rowsOf(connections, cells, ratios));
     }
-    data.baseline = await baseline(cp);
-    await deleteAll(cp);
-    if (rows.some((row) => row.met === false)) {
-      ctx.log("proxy overhead: a target is missed; profiling the control plane (--cpu-prof)");
-      data.profile = await profileProxy();
+    // What an authenticated request that forwards nothing costs the control plane.
+    data.users_me_c16 = await measureCell(
+      {
+        url: `${cp.url}/api/v1/users/me`,
+        method: "GET",
+        headers: { authorization: `Bearer ${ADMIN_KEY}` },
+      },
+      16,
+      Math.min(seconds, 4),
+      { control_plane: cp.pid },
+    );
+    if (ctx.options.profile) {
+      ctx.log("proxy overhead: profiling the control plane (--cpu-prof)");
+      data.profile = await profileProxy(BODY, seconds);
     }
     return { key: "proxy_overhead", data, rows };
   } finally {
+    await forwarder?.stop();
+    await deleteAll(cp).catch(() => undefined);
     await cp.stop();
     removeDataDir(cp.dataDir);
   }
 }
 
-/**
- * For the report: the control plane's cost of an authenticated request that does no forwarding
- * (GET /users/me), next to send-message, at concurrency 1.
- */
-async function baseline(cp: ControlPlane) {
-  const run = await runLoad(
-    {
-      url: `${cp.url}/api/v1/users/me`,
-      method: "GET",
-      headers: { authorization: `Bearer ${ADMIN_KEY}` },
-    },
-    1,
-    SECONDS,
-  );
-  return { users_me_c1: { rps: run.requests / run.seconds, latency_ms: summarize(run.latencies) } };
-}
-
-/** Functions whose inclusive share of the control plane's CPU the report names. */
-const PROFILED = [
-  "recordEvent",
-  "queueDeliveries",
-  "sendMessage",
-  "createContextInner",
-  "findUserByApiKey",
-  "jsonParser",
-  "reshapeRestErrors",
-];
-
-/** A separate run of the proxy side (c=16, 6 s) with --cpu-prof on the control plane. */
-async function profileProxy() {
-  const cp = await startControlPlane({ runtime: "process", cpuProfile: true });
-  try {
-    const created = await cp.api("POST", "/api/v1/app-conversations", {});
-    const conv: Json = created.body;
-    await runLoad(
-      {
-        url: `${cp.url}/api/v1/app-conversations/${conv.id}/send-message`,
-        method: "POST",
-        headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" },
-        body: BODY,
-      },
-      16,
-      6,
-    );
-    await settle(cp, conv);
-    await deleteAll(cp);
-  } finally {
-    await cp.stop();
-    removeDataDir(cp.dataDir);
-  }
-  const file = readdirSync(profilesDir)
-    .filter((f) => f.includes(`.${cp.pid}.`) && f.endsWith(".cpuprofile"))
-    .map((f) => path.join(profilesDir, f))[0];
-  if (!file) return { error: "no profile written" };
-  return {
-    file: path.relative(process.cwd(), file),
-    inclusive_percent: inclusiveShares(file, PROFILED),
-    ...summarizeProfile(file, 12),
-  };
-}
-
-async function measure(cp: ControlPlane, connections: number) {
-  // A fresh conversation per level, on one sandbox: the same agent server throughout.
-  const sandbox = await firstSandbox(cp);
-  const created = await cp.api(
+async function createConversation(cp: ControlPlane, sandboxId: string | null): Promise<Json> {
+  const res = await cp.api(
     "POST",
     "/api/v1/app-conversations",
-    sandbox ? { sandbox_id: sandbox } : {},
+    sandboxId ? { sandbox_id: sandboxId } : {},
   );
-  if (created.status !== 201)
-    throw new Error(`create: ${created.status} ${JSON.stringify(created.body)}`);
-  const conv: Json = created.body;
-  const proxy: LoadTarget = {
-    url: `${cp.url}/api/v1/app-conversations/${conv.id}/send-message`,
-    method: "POST",
-    headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" },
-    body: BODY,
-  };
-  const direct: LoadTarget = {
+  if (res.status !== 201) throw new Error(`create: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+function targetOf(side: Side, cp: ControlPlane, forwarder: Forwarder, conv: Json): LoadTarget {
+  const json = { "content-type": "application/json" };
+  if (side === "control_plane") {
+    return {
+      url: `${cp.url}/api/v1/app-conversations/${conv.id}/send-message`,
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN_KEY}`, ...json },
+      body: BODY,
+    };
+  }
+  if (side === "forwarder") {
+    return {
+      url: `${forwarder.url}/forward/${conv.id}`,
+      method: "POST",
+      headers: json,
+      body: BODY,
+    };
+  }
+  return {
     url: `${conv.conversation_url}/events`,
     method: "POST",
-    headers: { "x-session-api-key": conv.session_api_key, "content-type": "application/json" },
+    headers: { "x-session-api-key": conv.session_api_key, ...json },
     body: BODY,
   };
-  await runLoad(proxy, connections, 1);
-  await runLoad(direct, connections, 1);
-  const proxyRuns: LoadRun[] = [];
-  const directRuns: LoadRun[] = [];
-  const settleMs: number[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    const order = round % 2 === 0 ? ["proxy", "direct"] : ["direct", "proxy"];
-    for (const side of order) {
-      settleMs.push(await settle(cp, conv));
-      if (side === "proxy") proxyRuns.push(await runLoad(proxy, connections, SECONDS));
-      else directRuns.push(await runLoad(direct, connections, SECONDS));
-    }
-  }
-  settleMs.push(await settle(cp, conv));
-  const p = combine(proxyRuns);
-  const d = combine(directRuns);
-  const proxyRps = p.requests / p.seconds;
-  const directRps = d.requests / d.seconds;
-  const pLat = summarize(p.latencies);
-  const dLat = summarize(d.latencies);
+}
+
+const r3 = (value: number) => Math.round(value * 1000) / 1000;
+
+function ratiosOf(cells: Record<Side, Cell>) {
+  const cp = cells.control_plane;
+  const fw = cells.forwarder;
+  const cpu = (cell: Cell, name: string) => cell.cpu_us_per_request[name] ?? Number.NaN;
   return {
-    ratio: proxyRps / directRps,
-    proxyRps,
-    directRps,
-    addedP50: pLat.median - dLat.median,
-    addedP99: pLat.p99 - dLat.p99,
-    data: {
-      connections,
-      proxy: {
-        rps: proxyRps,
-        failures: p.failures,
-        latency_ms: pLat,
-        rps_per_round: proxyRuns.map((r) => r.requests / r.seconds),
-      },
-      direct: {
-        rps: directRps,
-        failures: d.failures,
-        latency_ms: dLat,
-        rps_per_round: directRuns.map((r) => r.requests / r.seconds),
-      },
-      throughput_ratio: proxyRps / directRps,
-      // How long the control plane took, after each run, to store every event of the run.
-      event_ingestion_backlog_ms: summarize(settleMs),
-      added_latency_ms: {
-        p50: pLat.median - dLat.median,
-        p95: pLat.p95 - dLat.p95,
-        p99: pLat.p99 - dLat.p99,
-      },
-    },
+    throughput_control_plane_per_forwarder: r3(cp.rps / fw.rps),
+    throughput_control_plane_per_direct: r3(cp.rps / cells.direct.rps),
+    throughput_forwarder_per_direct: r3(fw.rps / cells.direct.rps),
+    cpu_control_plane_per_agent_server: r3(cpu(cp, "control_plane") / cpu(cp, "agent_server")),
+    cpu_forwarder_per_agent_server: r3(cpu(fw, "forwarder") / cpu(fw, "agent_server")),
+    // Recording the events of messages that did not pass through it: the follower's share.
+    control_plane_us_per_direct_message: cpu(cells.direct, "control_plane"),
+    added_p50_ms_vs_forwarder: r3(cp.latency_ms.p50 - fw.latency_ms.p50),
+    added_p50_ms_vs_direct: r3(cp.latency_ms.p50 - cells.direct.latency_ms.p50),
   };
 }
 
-/**
- * Waits until the control plane has stored the conversation's newest event (it follows every
- * conversation and records each event), so each run starts without a backlog from the last one.
- * Returns how long that took; 0 when the control plane has no events endpoint.
- */
-async function settle(cp: ControlPlane, conv: Json): Promise<number> {
-  const started = performance.now();
-  const deadline = Date.now() + 120_000;
-  const newest = await fetch(
-    `${conv.conversation_url}/events/search?sort_order=TIMESTAMP_DESC&limit=1`,
+function rowsOf(c: number, cells: Record<Side, Cell>, ratios: ReturnType<typeof ratiosOf>): Row[] {
+  const rps = (cell: Cell) => Math.round(cell.rps);
+  const us = (cell: Cell, name: string) => Math.round(cell.cpu_us_per_request[name] ?? Number.NaN);
+  const { control_plane: cp, forwarder: fw, direct } = cells;
+  const failures = SIDES.filter((side) => cells[side].failures > 0)
+    .map((side) => `${side}: ${cells[side].failures} failed`)
+    .join(", ");
+  const row = (measure: string, value: string) => ({
+    figure: "Proxy overhead",
+    runtime: "process",
+    measure,
+    value,
+  });
+  return [
+    row(
+      `send-message req/s, c=${c}: control plane / bare forwarder / direct`,
+      `${rps(cp)} / ${rps(fw)} / ${rps(direct)}${failures ? ` (${failures})` : ""}`,
+    ),
     {
-      headers: { "x-session-api-key": conv.session_api_key },
+      ...row(
+        `throughput control plane ÷ bare forwarder, c=${c}`,
+        ratios.throughput_control_plane_per_forwarder.toFixed(2),
+      ),
+      target: `≥ ${TARGETS.throughput}`,
+      met: ratios.throughput_control_plane_per_forwarder >= TARGETS.throughput,
     },
-  ).then(async (res) => ((await res.json()) as Json).items[0]?.id as string | undefined);
-  if (!newest) return 0;
-  while (Date.now() < deadline) {
-    // Events with equal timestamps may be ordered differently: look among the newest hundred.
-    const stored = await cp.api(
-      "GET",
-      `/api/v1/app-conversations/${conv.id}/events?sort_order=TIMESTAMP_DESC&limit=100`,
-    );
-    if (stored.status === 404) return 0;
-    if (stored.body?.items?.some((e: Json) => e.id === newest)) return performance.now() - started;
-    await sleep(20);
-  }
-  throw new Error("the control plane did not catch up with the conversation's events");
-}
-
-async function firstSandbox(cp: ControlPlane): Promise<string | null> {
-  const page = await cp.api("GET", "/api/v1/sandboxes/search?limit=1");
-  return page.body.items[0]?.id ?? null;
+    row(
+      `CPU µs per message, c=${c}: control plane / agent server (proxied); forwarder / agent server (bare); control plane when sent direct`,
+      `${us(cp, "control_plane")} / ${us(cp, "agent_server")}; ${us(fw, "forwarder")} / ${us(fw, "agent_server")}; ${Math.round(ratios.control_plane_us_per_direct_message)}`,
+    ),
+    {
+      ...row(
+        `control-plane CPU ÷ agent-server CPU per proxied message, c=${c}`,
+        ratios.cpu_control_plane_per_agent_server.toFixed(2),
+      ),
+      target: `≤ ${TARGETS.cpu.toFixed(1)}`,
+      met: ratios.cpu_control_plane_per_agent_server <= TARGETS.cpu,
+    },
+    row(
+      `p50 / p99 latency, c=${c}: control plane; bare forwarder; direct`,
+      `${ms(cp.latency_ms.p50)} / ${ms(cp.latency_ms.p99)}; ${ms(fw.latency_ms.p50)} / ${ms(fw.latency_ms.p99)}; ${ms(direct.latency_ms.p50)} / ${ms(direct.latency_ms.p99)}`,
+    ),
+  ];
 }
