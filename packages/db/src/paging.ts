@@ -1,4 +1,4 @@
-import { type AnyColumn, asc, desc, type SQL, sql } from "drizzle-orm";
+import { type AnyColumn, asc, desc, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 
 export type SortDirection = "asc" | "desc";
 
@@ -22,7 +22,8 @@ export class InvalidPageIdError extends Error {
 }
 
 interface Cursor {
-  v: number;
+  /** The sort value of the last row: a time, or a text (a title). */
+  v: number | string;
   id: string;
 }
 
@@ -36,7 +37,7 @@ export function decodeCursor(pageId: string): Cursor {
     if (
       Array.isArray(parsed) &&
       parsed.length === 2 &&
-      typeof parsed[0] === "number" &&
+      (typeof parsed[0] === "number" || typeof parsed[0] === "string") &&
       typeof parsed[1] === "string"
     ) {
       return { v: parsed[0], id: parsed[1] };
@@ -49,18 +50,22 @@ export function decodeCursor(pageId: string): Cursor {
 
 /**
  * Keyset paging over (sortColumn, id): stable under concurrent inserts and deletes, and as cheap
- * on page 500 as on page 1 given an index ending in (sortColumn, id).
+ * on page 500 as on page 1 given an index ending in (sortColumn, id). The sort key may be an
+ * expression (`coalesce(title, '')`); the cursor's value must then have the expression's type.
  */
 export function keyset(
-  sortColumn: AnyColumn,
+  sortColumn: AnyColumn | SQLWrapper,
   idColumn: AnyColumn,
   direction: SortDirection,
   pageId: string | undefined,
+  valueType: "number" | "string" = "number",
 ): { where: SQL | undefined; orderBy: SQL[] } {
   const order = direction === "asc" ? asc : desc;
   let where: SQL | undefined;
   if (pageId) {
     const cursor = decodeCursor(pageId);
+    // A cursor of another sort order (a title where a time belongs) is not this query's.
+    if (typeof cursor.v !== valueType) throw new InvalidPageIdError();
     // A row-value comparison, so SQLite seeks the index range instead of scanning to the cursor.
     const op = sql.raw(direction === "asc" ? ">" : "<");
     where = sql`(${sortColumn}, ${idColumn}) ${op} (${cursor.v}, ${cursor.id})`;
@@ -72,7 +77,7 @@ export function keyset(
 export function toPage<T extends { id: string }>(
   rows: T[],
   limit: number,
-  sortValue: (row: T) => number,
+  sortValue: (row: T) => number | string,
 ): Page<T> {
   if (rows.length <= limit) return { items: rows, nextPageId: null };
   const items = rows.slice(0, limit);

@@ -94,11 +94,53 @@ export const conversations = sqliteTable(
     lastEventAt: integer("last_event_at"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
+    /*
+     * What OpenHands clients send and read back (AppConversationInfo); stored as given, used by
+     * nothing else. A conversation with a parent is a sub-conversation (left out of searches
+     * unless asked for).
+     */
+    parentConversationId: text("parent_conversation_id"),
+    public: integer("public", { mode: "boolean" }),
+    selectedRepository: text("selected_repository"),
+    selectedBranch: text("selected_branch"),
+    gitProvider: text("git_provider"),
+    trigger: text("trigger"),
+    llmModel: text("llm_model"),
+    prNumber: text("pr_number", { mode: "json" }).$type<number[]>().notNull().default([]),
   },
   (t) => [
     index("conversations_owner_created_idx").on(t.ownerId, t.createdAt, t.id),
     index("conversations_owner_updated_idx").on(t.ownerId, t.updatedAt, t.id),
     index("conversations_sandbox_idx").on(t.sandboxId),
+  ],
+);
+
+/**
+ * One create of a conversation, as OpenHands clients follow it (AppConversationStartTask): its
+ * id is the conversation's id, it moves WORKING → WAITING_FOR_SANDBOX → STARTING_CONVERSATION →
+ * READY, or to ERROR with `detail` — and stays readable after a failed create, which leaves no
+ * conversation behind.
+ */
+export const conversationStartTasks = sqliteTable(
+  "conversation_start_tasks",
+  {
+    id: text("id").primaryKey(),
+    ownerId: text("owner_id")
+      .notNull()
+      .references(() => users.id),
+    status: text("status").notNull(),
+    detail: text("detail"),
+    appConversationId: text("app_conversation_id"),
+    sandboxId: text("sandbox_id"),
+    agentServerUrl: text("agent_server_url"),
+    /** The create request as accepted (defaults filled). */
+    request: text("request", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index("conversation_start_tasks_owner_created_idx").on(t.ownerId, t.createdAt, t.id),
+    index("conversation_start_tasks_owner_updated_idx").on(t.ownerId, t.updatedAt, t.id),
   ],
 );
 

@@ -9,12 +9,17 @@ import type {
   ConversationSort,
   DeliveryFilter,
   EventActivity,
+  NewConversation,
   NewUser,
   NewWebhookDelivery,
   SandboxFilter,
   SandboxPatch,
   SandboxRow,
   SandboxSpecRow,
+  StartTaskFilter,
+  StartTaskPatch,
+  StartTaskRow,
+  StartTaskSort,
   User,
   WebhookDeliveryPatch,
   WebhookDeliveryRow,
@@ -71,7 +76,8 @@ export interface SandboxRepository {
 }
 
 export interface ConversationRepository {
-  insert(row: ConversationRow): Promise<ConversationRow>;
+  /** Stores the conversation; absent OpenHands fields are null (`prNumber` `[]`). */
+  insert(row: NewConversation): Promise<ConversationRow>;
   get(id: string): Promise<ConversationRow | undefined>;
   update(id: string, patch: ConversationPatch): Promise<ConversationRow | undefined>;
   /**
@@ -89,6 +95,20 @@ export interface ConversationRepository {
     direction: SortDirection,
     page: PageRequest,
   ): Promise<Page<ConversationRow>>;
+  count(filter: ConversationFilter): Promise<number>;
+}
+
+export interface StartTaskRepository {
+  insert(row: StartTaskRow): Promise<StartTaskRow>;
+  get(id: string): Promise<StartTaskRow | undefined>;
+  update(id: string, patch: StartTaskPatch): Promise<StartTaskRow | undefined>;
+  search(
+    filter: StartTaskFilter,
+    sort: StartTaskSort,
+    direction: SortDirection,
+    page: PageRequest,
+  ): Promise<Page<StartTaskRow>>;
+  count(filter: StartTaskFilter): Promise<number>;
 }
 
 export interface ConversationEventRepository {
@@ -101,6 +121,9 @@ export interface ConversationEventRepository {
     direction: SortDirection,
     page: PageRequest,
   ): Promise<Page<ConversationEventRow>>;
+  count(filter: ConversationEventFilter): Promise<number>;
+  /** Drops a conversation's stored events (the conversation was deleted). */
+  removeByConversation(conversationId: string): Promise<void>;
 }
 
 export interface WebhookRepository {
@@ -134,6 +157,7 @@ export interface Repositories {
   sandboxes: SandboxRepository;
   conversations: ConversationRepository;
   conversationEvents: ConversationEventRepository;
+  startTasks: StartTaskRepository;
   webhooks: WebhookRepository;
   webhookDeliveries: WebhookDeliveryRepository;
 }

@@ -13,6 +13,19 @@ export type ApiKey = typeof schema.apiKeys.$inferSelect;
 export type SandboxSpecRow = typeof schema.sandboxSpecs.$inferSelect;
 export type SandboxRow = typeof schema.sandboxes.$inferSelect;
 export type ConversationRow = typeof schema.conversations.$inferSelect;
+/** The OpenHands fields of a conversation: optional on insert (null, or `[]` for `prNumber`). */
+export type ConversationClientFields =
+  | "parentConversationId"
+  | "public"
+  | "selectedRepository"
+  | "selectedBranch"
+  | "gitProvider"
+  | "trigger"
+  | "llmModel"
+  | "prNumber";
+export type NewConversation = Omit<ConversationRow, ConversationClientFields> &
+  Partial<Pick<ConversationRow, ConversationClientFields>>;
+export type StartTaskRow = typeof schema.conversationStartTasks.$inferSelect;
 export type ConversationEventRow = typeof schema.conversationEvents.$inferSelect;
 export type WebhookRow = typeof schema.webhooks.$inferSelect;
 export type WebhookDeliveryRow = typeof schema.webhookDeliveries.$inferSelect;
@@ -22,6 +35,10 @@ export type SandboxPatch = Partial<Omit<SandboxRow, "id" | "ownerId" | "createdA
 export type ConversationPatch = Partial<
   Omit<ConversationRow, "id" | "ownerId" | "sandboxId" | "createdAt">
 >;
+
+export type StartTaskPatch = Partial<
+  Pick<StartTaskRow, "status" | "detail" | "appConversationId" | "sandboxId" | "agentServerUrl">
+> & { updatedAt: number };
 
 export type NewWebhookDelivery = Omit<WebhookDeliveryRow, "seq">;
 
@@ -42,13 +59,30 @@ export interface SandboxFilter {
   label?: string | undefined;
 }
 
-export type ConversationSort = "created" | "updated";
+export type ConversationSort = "created" | "updated" | "title";
 
+/** Time bounds in milliseconds since the epoch: `from` inclusive, `before` exclusive. */
 export interface ConversationFilter {
   ownerId: string;
   sandboxId?: string | undefined;
   archived?: boolean | undefined;
   titleContains?: string | undefined;
+  createdFrom?: number | undefined;
+  createdBefore?: number | undefined;
+  updatedFrom?: number | undefined;
+  updatedBefore?: number | undefined;
+  /** false: only conversations without a parent (sub-conversations left out). */
+  includeSubConversations?: boolean | undefined;
+}
+
+export type StartTaskSort = "created" | "updated";
+
+export interface StartTaskFilter {
+  ownerId: string;
+  /** The conversation the task created (its id is also the task's). */
+  conversationId?: string | undefined;
+  /** Milliseconds since the epoch, inclusive. */
+  createdFrom?: number | undefined;
 }
 
 /** What one stored event tells about its conversation (see `recordEventActivity`). */
@@ -64,6 +98,9 @@ export interface EventActivity {
 export interface ConversationEventFilter {
   conversationId: string;
   kind?: string | undefined;
+  /** Microseconds since the epoch: `from` inclusive, `before` exclusive. */
+  fromUs?: number | undefined;
+  beforeUs?: number | undefined;
 }
 
 export interface DeliveryFilter {

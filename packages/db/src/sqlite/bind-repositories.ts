@@ -70,12 +70,24 @@ export function bindRepositories({ read, write }: Executor, secrets: SecretRows)
         write((r) => r.conversations.archiveBySandbox(sandboxId, now)),
       search: (filter, sort, direction, page) =>
         read((r) => r.conversations.search(filter, sort, direction, page)),
+      count: (filter) => read((r) => r.conversations.count(filter)),
+    },
+    startTasks: {
+      insert: (row) => write((r) => r.startTasks.insert(row)),
+      get: (id) => read((r) => r.startTasks.get(id)),
+      update: (id, patch) => write((r) => r.startTasks.update(id, patch)),
+      search: (filter, sort, direction, page) =>
+        read((r) => r.startTasks.search(filter, sort, direction, page)),
+      count: (filter) => read((r) => r.startTasks.count(filter)),
     },
     conversationEvents: {
       insertIfNew: (row) => write((r) => r.conversationEvents.insertIfNew(row)),
       latest: (conversationId) => read((r) => r.conversationEvents.latest(conversationId)),
       search: (filter, direction, page) =>
         read((r) => r.conversationEvents.search(filter, direction, page)),
+      count: (filter) => read((r) => r.conversationEvents.count(filter)),
+      removeByConversation: (conversationId) =>
+        write((r) => r.conversationEvents.removeByConversation(conversationId)),
     },
     webhooks: {
       insert: (row) =>

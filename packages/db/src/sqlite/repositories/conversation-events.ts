@@ -1,4 +1,4 @@
-import { and, desc, eq, type Placeholder, sql } from "drizzle-orm";
+import { and, count, desc, eq, gte, lt, type Placeholder, type SQL, sql } from "drizzle-orm";
 import { keyset, type Page, type PageRequest, type SortDirection, toPage } from "../../paging";
 import type { ConversationEventFilter, ConversationEventRow } from "../../port/rows";
 import { conversationEvents } from "../../schema";
@@ -15,6 +15,16 @@ const COLUMNS = [
   "body",
   "receivedAt",
 ] as const satisfies readonly (keyof ConversationEventRow)[];
+
+function matching(filter: ConversationEventFilter): SQL | undefined {
+  const e = conversationEvents;
+  return and(
+    eq(e.conversationId, filter.conversationId),
+    filter.kind ? eq(e.kind, filter.kind) : undefined,
+    filter.fromUs === undefined ? undefined : gte(e.timestampUs, filter.fromUs),
+    filter.beforeUs === undefined ? undefined : lt(e.timestampUs, filter.beforeUs),
+  );
+}
 
 export function createConversationEventRepository(db: Db) {
   // Every followed event goes through this insert: prepared once, not rebuilt per event.
@@ -57,17 +67,22 @@ export function createConversationEventRepository(db: Db) {
       const rows = db
         .select()
         .from(conversationEvents)
-        .where(
-          and(
-            eq(conversationEvents.conversationId, filter.conversationId),
-            filter.kind ? eq(conversationEvents.kind, filter.kind) : undefined,
-            where,
-          ),
-        )
+        .where(and(matching(filter), where))
         .orderBy(...orderBy)
         .limit(page.limit + 1)
         .all();
       return toPage(rows, page.limit, (r) => r.timestampUs);
+    },
+    count(filter: ConversationEventFilter): number {
+      return (
+        db.select({ n: count() }).from(conversationEvents).where(matching(filter)).get()?.n ?? 0
+      );
+    },
+    /** Drops a conversation's stored events (the conversation was deleted). */
+    removeByConversation(conversationId: string): void {
+      db.delete(conversationEvents)
+        .where(eq(conversationEvents.conversationId, conversationId))
+        .run();
     },
   };
 }

@@ -1,11 +1,13 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, count, eq, gte, isNull, lt, type SQL, sql } from "drizzle-orm";
 import { keyset, type Page, type PageRequest, type SortDirection, toPage } from "../../paging";
 import type {
+  ConversationClientFields,
   ConversationFilter,
   ConversationPatch,
   ConversationRow,
   ConversationSort,
   EventActivity,
+  NewConversation,
 } from "../../port/rows";
 import { conversations } from "../../schema";
 import type { Db } from "../client";
@@ -13,6 +15,40 @@ import type { Db } from "../client";
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
+
+/** What a conversation stored without the OpenHands fields has for them. */
+const CLIENT_FIELD_DEFAULTS = {
+  parentConversationId: null,
+  public: null,
+  selectedRepository: null,
+  selectedBranch: null,
+  gitProvider: null,
+  trigger: null,
+  llmModel: null,
+  prNumber: [],
+} satisfies Pick<ConversationRow, ConversationClientFields>;
+
+function matching(filter: ConversationFilter): SQL | undefined {
+  const c = conversations;
+  const bound = (value: number | undefined, test: (v: number) => SQL) =>
+    value === undefined ? undefined : test(value);
+  return and(
+    eq(c.ownerId, filter.ownerId),
+    filter.sandboxId ? eq(c.sandboxId, filter.sandboxId) : undefined,
+    filter.archived === undefined ? undefined : eq(c.archived, filter.archived),
+    filter.titleContains
+      ? sql`${c.title} LIKE ${`%${escapeLike(filter.titleContains)}%`} ESCAPE '\\'`
+      : undefined,
+    bound(filter.createdFrom, (v) => gte(c.createdAt, v)),
+    bound(filter.createdBefore, (v) => lt(c.createdAt, v)),
+    bound(filter.updatedFrom, (v) => gte(c.updatedAt, v)),
+    bound(filter.updatedBefore, (v) => lt(c.updatedAt, v)),
+    filter.includeSubConversations === false ? isNull(c.parentConversationId) : undefined,
+  );
+}
+
+/** Titles sort as text, a conversation without one as the empty title. */
+const titleKey = sql`coalesce(${conversations.title}, '')`;
 
 export function createConversationRepository(db: Db) {
   // Read on every send-message and stored event: prepared once, not rebuilt per call.
@@ -34,9 +70,10 @@ export function createConversationRepository(db: Db) {
     .where(eq(conversations.id, sql.placeholder("id")))
     .prepare();
   return {
-    insert(row: ConversationRow): ConversationRow {
-      db.insert(conversations).values(row).run();
-      return row;
+    insert(row: NewConversation): ConversationRow {
+      const full: ConversationRow = { ...CLIENT_FIELD_DEFAULTS, ...row };
+      db.insert(conversations).values(full).run();
+      return full;
     },
     get(id: string): ConversationRow | undefined {
       return byId.get({ id });
@@ -70,26 +107,33 @@ export function createConversationRepository(db: Db) {
       direction: SortDirection,
       page: PageRequest,
     ): Page<ConversationRow> {
-      const sortColumn = sort === "created" ? conversations.createdAt : conversations.updatedAt;
-      const { where, orderBy } = keyset(sortColumn, conversations.id, direction, page.pageId);
+      const sortKey =
+        sort === "title"
+          ? titleKey
+          : sort === "created"
+            ? conversations.createdAt
+            : conversations.updatedAt;
+      const valueType = sort === "title" ? "string" : "number";
+      const { where, orderBy } = keyset(
+        sortKey,
+        conversations.id,
+        direction,
+        page.pageId,
+        valueType,
+      );
       const rows = db
         .select()
         .from(conversations)
-        .where(
-          and(
-            eq(conversations.ownerId, filter.ownerId),
-            filter.sandboxId ? eq(conversations.sandboxId, filter.sandboxId) : undefined,
-            filter.archived === undefined ? undefined : eq(conversations.archived, filter.archived),
-            filter.titleContains
-              ? sql`${conversations.title} LIKE ${`%${escapeLike(filter.titleContains)}%`} ESCAPE '\\'`
-              : undefined,
-            where,
-          ),
-        )
+        .where(and(matching(filter), where))
         .orderBy(...orderBy)
         .limit(page.limit + 1)
         .all();
-      return toPage(rows, page.limit, (r) => (sort === "created" ? r.createdAt : r.updatedAt));
+      return toPage(rows, page.limit, (r) =>
+        sort === "title" ? (r.title ?? "") : sort === "created" ? r.createdAt : r.updatedAt,
+      );
+    },
+    count(filter: ConversationFilter): number {
+      return db.select({ n: count() }).from(conversations).where(matching(filter)).get()?.n ?? 0;
     },
   };
 }

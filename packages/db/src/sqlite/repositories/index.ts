@@ -3,6 +3,7 @@ import { createConversationEventRepository } from "./conversation-events";
 import { createConversationRepository } from "./conversations";
 import { createSandboxSpecRepository } from "./sandbox-specs";
 import { createSandboxRepository } from "./sandboxes";
+import { createStartTaskRepository } from "./start-tasks";
 import { createUserRepository } from "./users";
 import { createWebhookDeliveryRepository } from "./webhook-deliveries";
 import { createWebhookRepository } from "./webhooks";
@@ -18,6 +19,7 @@ export function createSyncRepositories(db: Db) {
     sandboxes: createSandboxRepository(db),
     conversations: createConversationRepository(db),
     conversationEvents: createConversationEventRepository(db),
+    startTasks: createStartTaskRepository(db),
     webhooks: createWebhookRepository(db),
     webhookDeliveries: createWebhookDeliveryRepository(db),
   };
