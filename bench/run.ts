@@ -1,8 +1,19 @@
 /**
  * `npm run bench`: every figure in turn against the built bundles (apps/server/dist,
  * apps/agent-server/dist), then bench/results/<date>.json and the table in README.md.
+ *
+ *   npm run bench -- --only proxy,webhook-fairness   some figures (merged into the day's file)
+ *   npm run bench -- --seconds 5                     length of each proxy load run (default 8)
+ *   npm run bench -- --profile                       also a V8 CPU profile of send-message
+ *   npm run bench -- --no-write                      print only; no JSON, no README
+ *   npm run bench -- --list                          the figure names
+ *
+ * BENCH_SERVER_BUNDLE / BENCH_AGENT_SERVER_BUNDLE measure bundles built elsewhere (e.g. of another
+ * commit) instead of apps/server/dist/server.js and apps/agent-server/dist/agent-server.js.
  */
 
+import { parseArgs } from "node:util";
+import { agentServer } from "./figures/agent-server";
 import { density } from "./figures/density";
 import { firstReply } from "./figures/first-reply";
 import { listing } from "./figures/listing";
@@ -10,19 +21,67 @@ import { pauseResume } from "./figures/pause-resume";
 import { proxyOverhead } from "./figures/proxy-overhead";
 import { readThroughput } from "./figures/read-throughput";
 import { sandboxStart } from "./figures/sandbox-start";
+import { warmPool } from "./figures/warm-pool";
+import { webhookFairness } from "./figures/webhook-fairness";
 import { DOCKER_IMAGE, dockerUnavailable } from "./lib/docker";
 import type { BenchContext, FigureResult } from "./lib/figure";
 import { describeMachine, updateReadme, writeResults } from "./lib/report";
+import { wrkMissing, wrkVersion } from "./lib/wrk";
 
-const figures = [
-  proxyOverhead,
-  sandboxStart,
-  pauseResume,
-  firstReply,
-  listing,
-  readThroughput,
-  density,
+interface Entry {
+  /** Name for --only. */
+  name: string;
+  /** Key in the results file (what the figure returns). */
+  key: string;
+  run: (ctx: BenchContext) => Promise<FigureResult>;
+  needsWrk?: boolean;
+}
+
+const FIGURES: Entry[] = [
+  { name: "proxy", key: "proxy_overhead", run: proxyOverhead, needsWrk: true },
+  { name: "sandbox-start", key: "sandbox_start", run: sandboxStart },
+  { name: "warm-pool", key: "warm_pool_claim", run: warmPool },
+  { name: "pause-resume", key: "pause_resume_first_message", run: pauseResume },
+  { name: "first-reply", key: "conversation_first_reply", run: firstReply },
+  { name: "webhook-fairness", key: "webhook_fairness", run: webhookFairness },
+  { name: "listing", key: "listing_at_scale", run: listing },
+  { name: "read-throughput", key: "read_throughput", run: readThroughput, needsWrk: true },
+  { name: "agent-server", key: "agent_server", run: agentServer },
+  { name: "density", key: "density", run: density },
 ];
+
+const { values } = parseArgs({
+  options: {
+    only: { type: "string" },
+    seconds: { type: "string", default: "8" },
+    profile: { type: "boolean", default: false },
+    "no-write": { type: "boolean", default: false },
+    list: { type: "boolean", default: false },
+  },
+});
+if (values.list) {
+  for (const f of FIGURES) process.stdout.write(`${f.name}\n`);
+  process.exit(0);
+}
+const only = values.only?.split(",").map((name) => name.trim());
+const unknown = only?.filter((name) => !FIGURES.some((f) => f.name === name)) ?? [];
+if (unknown.length) {
+  process.stderr.write(
+    `unknown figure ${unknown.join(", ")}; one of: ${FIGURES.map((f) => f.name).join(", ")}\n`,
+  );
+  process.exit(2);
+}
+const seconds = Number(values.seconds);
+if (!Number.isInteger(seconds) || seconds < 1 || seconds > 120) {
+  process.stderr.write("--seconds must be a whole number from 1 to 120\n");
+  process.exit(2);
+}
+const selected = FIGURES.filter((f) => !only || only.includes(f.name));
+const noWrk = selected.some((f) => f.needsWrk) ? wrkMissing() : null;
+if (noWrk) {
+  process.stderr.write(`${noWrk}\n`);
+  process.exit(1);
+}
 
 const started = performance.now();
 const log = (line: string) => {
@@ -32,43 +91,38 @@ const log = (line: string) => {
 };
 const dockerSkip = await dockerUnavailable();
 log(dockerSkip ? `Docker figures: ${dockerSkip}` : `Docker figures run on ${DOCKER_IMAGE}`);
-const ctx: BenchContext = { dockerSkip, log };
+const ctx: BenchContext = { dockerSkip, log, options: { seconds, profile: values.profile } };
 
-// BENCH_ONLY=proxyOverhead,listing runs some figures and prints them without writing any file.
-const only = process.env.BENCH_ONLY?.split(",");
 const results: FigureResult[] = [];
-for (const figure of figures.filter((f) => !only || only.includes(f.name))) {
+for (const figure of selected) {
   log(`${figure.name}…`);
-  results.push(await figure(ctx));
+  results.push(await figure.run(ctx));
 }
 
-if (only) {
-  for (const row of results.flatMap((r) => r.rows))
-    log(`${row.figure} ${row.measure}: ${row.value}`);
-  process.exit(0);
+const rows = results.flatMap((r) => r.rows);
+for (const row of rows) {
+  const verdict = row.met === undefined ? "" : row.met ? "  [met]" : "  [MISSED]";
+  log(`${row.figure} (${row.runtime}) ${row.measure}: ${row.value}${verdict}`);
 }
+if (values["no-write"]) process.exit(0);
 
 const date = new Date().toISOString().slice(0, 10);
 const machine = describeMachine();
-const file = writeResults(
+const { file, table, notes } = writeResults(
   date,
   {
     date: new Date().toISOString(),
     machine,
     node: process.version,
+    load_generator: wrkMissing() ? null : wrkVersion(),
     runtimes: { process: "measured", docker: dockerSkip ?? `measured (${DOCKER_IMAGE})` },
-    duration_s: Math.round((performance.now() - started) / 1000),
+    last_run: {
+      figures: selected.map((f) => f.name),
+      duration_s: Math.round((performance.now() - started) / 1000),
+    },
   },
   results,
+  FIGURES.map((f) => f.key),
 );
-updateReadme(
-  date,
-  machine,
-  file,
-  results.flatMap((r) => r.rows),
-);
+await updateReadme(date, machine, file, table, notes);
 log(`wrote ${file} and the README table`);
-for (const row of results.flatMap((r) => r.rows)) {
-  const verdict = row.met === undefined ? "" : row.met ? "  [met]" : "  [MISSED]";
-  log(`${row.figure} (${row.runtime}) ${row.measure}: ${row.value}${verdict}`);
-}
