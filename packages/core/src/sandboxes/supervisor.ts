@@ -119,8 +119,9 @@ export class SandboxSupervisor {
       return;
     }
     if (current.status === "STARTING" && state.state === "starting") {
-      // The start was interrupted by a restart: finish waiting for it in the background.
-      void this.finishStart(current.id);
+      // Cut short by the restart: a process that is coming up, or a container created but
+      // never started. Resume finishes either (and waits for health).
+      this.relaunchLater(current, "its start was under way");
       return;
     }
     await this.apply(current, state, true);
@@ -155,23 +156,6 @@ export class SandboxSupervisor {
     const detail = `Its processes ended while paused (${why}); resume relaunches it from its workspace`;
     if (row.statusDetail !== detail)
       await updateSandbox(this.deps, row.id, { statusDetail: detail });
-  }
-
-  private async finishStart(id: string): Promise<void> {
-    const { deps } = this;
-    try {
-      const ready = await deps.runtime.waitUntilReady(id, deps.config.sandboxStartTimeoutMs);
-      await deps.locks.run(id, async () => {
-        await markRunning(deps, id, ready.agentServerUrl);
-      });
-    } catch (error) {
-      await updateSandbox(deps, id, {
-        status: "ERROR",
-        statusDetail: `Failed to start: ${errorMessage(error)}`,
-      }).catch((cause: unknown) => {
-        deps.log.error({ sandboxId: id, reason: errorMessage(cause) }, "recording ERROR failed");
-      });
-    }
   }
 
   /** One liveness pass over every sandbox that should be alive. */

@@ -71,7 +71,7 @@ describe("register: the launch record is durable before anything runs", () => {
     expect(found).toMatchObject([
       { sandboxId: options.sandboxId, state: "exited", labels: options.labels },
     ]);
-    expect(found[0]?.detail).toMatch(/never started/);
+    expect(found[0]?.detail).toMatch(/not been launched/);
     const resumed = await successor.resume(options.sandboxId);
     expect(resumed.state).toBe("running");
     expect(await health(resumed.agentServerUrl, options.sessionApiKey)).toBe(200);

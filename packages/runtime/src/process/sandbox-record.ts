@@ -54,7 +54,7 @@ export async function adoptSandbox(
     cgroupName: state.cgroup ?? null,
     secrets: null,
     run: null,
-    exitDetail: "agent server never started (no launch was recorded)",
+    exitDetail: "its agent server had not been launched",
     cleanup: null,
     deleting: false,
     pendingLaunch: false,

@@ -40,14 +40,23 @@ export async function relaunchSandbox(
 async function bringBack(deps: CoreDeps, row: SandboxRow): Promise<string | null> {
   const { runtime } = deps;
   const seen = await runtime.inspect(row.id);
-  if (seen.state !== "missing") return (await runtime.resume(row.id)).agentServerUrl;
+  if (seen.state !== "missing") return resume(deps, row.id);
   const spec = await resolveSpec(deps, row.specId);
   try {
     await runtime.start(launchOptions(row, spec));
   } catch (error) {
     // Created meanwhile after all (a daemon finishing a create the killed control plane sent).
     if ((await runtime.inspect(row.id)).state === "missing") throw error;
-    return (await runtime.resume(row.id)).agentServerUrl;
+    return resume(deps, row.id);
   }
   return (await runtime.waitUntilReady(row.id, deps.config.sandboxStartTimeoutMs)).agentServerUrl;
+}
+
+/**
+ * Unfreezes, relaunches (an exited process, a container created but never started) or, for one
+ * already coming up, just waits: resume is a no-op then, the wait for health is not.
+ */
+async function resume(deps: CoreDeps, id: string): Promise<string | null> {
+  await deps.runtime.resume(id);
+  return (await deps.runtime.waitUntilReady(id, deps.config.sandboxStartTimeoutMs)).agentServerUrl;
 }
