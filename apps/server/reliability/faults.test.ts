@@ -5,7 +5,7 @@ import { isErrorBody } from "./lib/api";
 import { findMismatches, waitForSettled } from "./lib/invariants";
 import { listAgentServer, userMessageTexts } from "./lib/pages";
 import { startReceiver } from "./lib/receiver";
-import { agentServerPid, processState } from "./lib/sandboxes";
+import { agentServerPid, killSandbox, processState } from "./lib/sandboxes";
 import { type ServerProcess, startServerProcess } from "./lib/server-process";
 
 let server: ServerProcess;
@@ -19,6 +19,8 @@ beforeAll(async () => {
       WEBHOOK_BACKOFF_BASE_MS: "200",
       WEBHOOK_BACKOFF_MAX_MS: "500",
       WEBHOOK_MAX_ATTEMPTS: "100",
+      // The test's receiver listens on 127.0.0.1.
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
     },
   });
   key = (await server.api("POST", "/api/v1/users", { body: { name: "faults" } })).body.api_key;
@@ -29,18 +31,6 @@ afterAll(async () => {
 });
 
 const message = (text: string) => ({ role: "user", content: [{ type: "text", text }], run: false });
-
-async function startRunning(): Promise<string> {
-  const res = await server.api("POST", "/api/v1/sandboxes", { key, body: {} });
-  expect(res.status, res.text).toBe(201);
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    const read = await server.api("GET", `/api/v1/sandboxes/${res.body.id}`, { key });
-    if (read.body.status === "RUNNING") return res.body.id;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`sandbox ${res.body.id} did not start`);
-}
 
 async function waitUntil(check: () => boolean, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -61,56 +51,10 @@ async function waitForStatus(id: string, status: string, timeoutMs = 15_000) {
   throw new Error(`sandbox ${id} stayed ${last}, expected ${status}`);
 }
 
-describe("control plane killed with SIGKILL in the middle of creates, pauses and deletes", () => {
-  // Different moments: while requests are parsed, while sandboxes launch, while they settle.
-  it.each([40, 180, 450])(
-    "after %i ms: restarts into a state that matches the runtime",
-    async (delayMs) => {
-      const ready = [
-        await startRunning(),
-        await startRunning(),
-        await startRunning(),
-        await startRunning(),
-      ];
-      const inFlight = [
-        ...Array.from({ length: 4 }, () =>
-          server.api("POST", "/api/v1/app-conversations", { key, body: {} }),
-        ),
-        ...Array.from({ length: 2 }, () =>
-          server.api("POST", "/api/v1/sandboxes", { key, body: {} }),
-        ),
-        server.api("POST", `/api/v1/sandboxes/${ready[0]}/pause`, { key }),
-        server.api("POST", `/api/v1/sandboxes/${ready[1]}/pause`, { key }),
-        server.api("DELETE", `/api/v1/sandboxes/${ready[2]}`, { key }),
-        server.api("DELETE", `/api/v1/sandboxes/${ready[3]}`, { key }),
-      ].map((p) => p.catch(() => null));
-      await new Promise((r) => setTimeout(r, delayMs));
-      await server.kill("SIGKILL");
-      await Promise.all(inFlight);
-
-      await server.restart();
-      expect(await waitForSettled(server.dataDir)).toEqual([]);
-      expect(await findMismatches(server.dataDir)).toEqual([]);
-      // And it still works: a new conversation comes up and takes a message.
-      const fresh = await server.api("POST", "/api/v1/app-conversations", { key, body: {} });
-      expect(fresh.status, fresh.text).toBe(201);
-      const sent = await server.api(
-        "POST",
-        `/api/v1/app-conversations/${fresh.body.id}/send-message`,
-        {
-          key,
-          body: message("after the kill"),
-        },
-      );
-      expect(sent.status).toBe(200);
-    },
-  );
-});
-
 describe("agent server killed during sends", () => {
   it("answers 503 while it is down, then resume brings it back with its events", async () => {
     const conv = (await server.api("POST", "/api/v1/app-conversations", { key, body: {} })).body;
-    const pid = agentServerPid(server.dataDir, conv.sandbox_id);
+    const pid = await agentServerPid(server.dataDir, conv.sandbox_id);
     const accepted: string[] = [];
     const answers: { startedAt: number; status: number }[] = [];
     let killedAt = Number.POSITIVE_INFINITY;
@@ -133,11 +77,11 @@ describe("agent server killed during sends", () => {
         }
       }
     };
-    const killer = new Promise<void>((resolve) =>
+    // Every process of the sandbox (under bubblewrap: bwrap, its init, the agent server).
+    const killer = new Promise<void>((resolve, reject) =>
       setTimeout(() => {
         killedAt = Date.now();
-        process.kill(-pid, "SIGKILL");
-        resolve();
+        killSandbox(server.dataDir, conv.sandbox_id).then(() => resolve(), reject);
       }, 600),
     );
     await Promise.all([killer, ...[0, 1, 2, 3].map(sender)]);

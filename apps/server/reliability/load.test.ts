@@ -83,7 +83,7 @@ describe(`${CREATES} concurrent conversation creates`, () => {
       expect(onAgent.map((c) => c.id as string).sort()).toEqual(mine.sort());
     }
     // The refused creates left no process behind: one process tree per sandbox record.
-    const processes = sandboxProcesses(server.dataDir);
+    const processes = await sandboxProcesses(server.dataDir);
     expect([...processes.keys()].sort()).toEqual(sandboxes.map((s) => s.id as string).sort());
   });
 });

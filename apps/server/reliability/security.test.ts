@@ -37,7 +37,13 @@ let bobReceiver: Receiver;
 
 beforeAll(async () => {
   server = await startServerProcess({
-    env: { LOG_LEVEL: "trace", WEBHOOK_BACKOFF_BASE_MS: "200", WEBHOOK_BACKOFF_MAX_MS: "1000" },
+    env: {
+      LOG_LEVEL: "trace",
+      WEBHOOK_BACKOFF_BASE_MS: "200",
+      WEBHOOK_BACKOFF_MAX_MS: "1000",
+      // The receivers listen on 127.0.0.1.
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
+    },
   });
   doc = (await server.api("GET", "/api/v1/openapi.json", { key: null })).body;
   alice = (await server.api("POST", "/api/v1/users", { body: { name: "alice" } })).body.api_key;
@@ -310,7 +316,7 @@ describe("agent servers", () => {
   it("agent servers and the control plane listen on 127.0.0.1 only", async () => {
     const sandboxes = [aliceConv.sandbox_id, aliceSandbox.id, bobConv.sandbox_id];
     for (const id of sandboxes) {
-      const sockets = listeningSockets(agentServerPid(server.dataDir, id));
+      const sockets = listeningSockets(await agentServerPid(server.dataDir, id));
       expect(sockets.length, id).toBeGreaterThan(0);
       expect(
         sockets.filter((s) => s.address !== "127.0.0.1"),

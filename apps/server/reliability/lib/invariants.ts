@@ -27,7 +27,7 @@ export async function findMismatches(dataDir: string): Promise<string[]> {
   const problems: string[] = [];
   const { sandboxes, conversations } = readRecords(dataDir);
   const byId = new Map(sandboxes.map((s) => [s.id, s]));
-  const processes = sandboxProcesses(dataDir);
+  const processes = await sandboxProcesses(dataDir);
   for (const [id, pids] of processes) {
     if (!byId.has(id)) problems.push(`orphan processes ${pids.join(",")} of sandbox ${id}`);
   }
@@ -49,7 +49,10 @@ export async function findMismatches(dataDir: string): Promise<string[]> {
       );
       if (!healthy) problems.push(`${sandbox.id} RUNNING but its agent server does not answer`);
     } else if (sandbox.status === "PAUSED") {
-      if (pids.length === 0) problems.push(`${sandbox.id} PAUSED without a process`);
+      // Allowed when its processes ended while it was paused: resume relaunches it (the detail says so).
+      const relaunchable = /resume relaunches it/.test(sandbox.statusDetail ?? "");
+      if (pids.length === 0 && !relaunchable)
+        problems.push(`${sandbox.id} PAUSED without a process`);
       const awake = pids.filter((pid) => processState(pid) !== "T");
       if (awake.length > 0) problems.push(`${sandbox.id} PAUSED but ${awake} are not stopped`);
     } else if (sandbox.status === "ERROR") {

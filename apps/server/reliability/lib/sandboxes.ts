@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import path from "node:path";
 import { type ConversationRow, createDb, type SandboxRow, schema } from "@sandbox-server/db";
-import { ProcessRuntime } from "@sandbox-server/runtime";
+import { findSandboxProcesses, ProcessRuntime } from "@sandbox-server/runtime";
 
 const sandboxesDir = (dataDir: string) => path.join(dataDir, "sandboxes");
 
@@ -42,32 +42,82 @@ export function markedProcesses(dataDir: string): number[] {
   return pids;
 }
 
-/** The agent server's pid, from the process runtime's state file. */
-export function agentServerPid(dataDir: string, sandboxId: string): number {
-  const file = path.join(sandboxesDir(dataDir), sandboxId, "sandbox.json");
-  return (JSON.parse(readFileSync(file, "utf8")) as { pid: number }).pid;
+/**
+ * The agent server's host pid: among the sandbox's processes (bwrap's own included, found by the
+ * runtime's marker), the node process running the agent-server bundle. Under bubblewrap the pid
+ * recorded in sandbox.json is bwrap's, which listens on nothing and outlives nothing.
+ */
+export async function agentServerPid(dataDir: string, sandboxId: string): Promise<number> {
+  const dir = path.join(sandboxesDir(dataDir), sandboxId);
+  for (const { pid } of await findSandboxProcesses(dir)) {
+    const argv = cmdlineOf(pid);
+    if (argv[1]?.endsWith("agent-server.js")) return pid;
+  }
+  throw new Error(`no agent-server process in sandbox ${sandboxId}`);
+}
+
+/** Every live process of one sandbox (bwrap, its init, the agent server, commands). */
+export async function sandboxPids(dataDir: string, sandboxId: string): Promise<number[]> {
+  const dir = path.join(sandboxesDir(dataDir), sandboxId);
+  return (await findSandboxProcesses(dir)).map((p) => p.pid);
+}
+
+/** SIGKILLs every process of a sandbox, as the OOM killer or an operator could; their pids. */
+export async function killSandbox(dataDir: string, sandboxId: string): Promise<number[]> {
+  const pids = await sandboxPids(dataDir, sandboxId);
+  for (const pid of pids) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // gone already
+    }
+  }
+  return pids;
 }
 
 /**
- * Live processes whose working directory lies in a sandbox directory, by sandbox id: found from
- * /proc, independently of the runtime's own bookkeeping.
+ * Live processes of every process sandbox under the data directory, by sandbox id: the sandboxes
+ * with a directory, and any process still carrying the marker of one (a directory removed under
+ * a live process). Found from /proc with the runtime's marker, so bubblewrapped ones count too.
  */
-export function sandboxProcesses(dataDir: string): Map<string, number[]> {
-  const root = `${sandboxesDir(dataDir)}/`;
+export async function sandboxProcesses(dataDir: string): Promise<Map<string, number[]>> {
+  const root = sandboxesDir(dataDir);
+  const ids = new Set(
+    readdirSync(root, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name),
+  );
+  for (const marker of markerValues(dataDir)) ids.add(path.basename(marker));
   const found = new Map<string, number[]>();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    let cwd: string;
-    try {
-      cwd = readlinkSync(`/proc/${entry}/cwd`);
-    } catch {
-      continue;
-    }
-    if (!cwd.startsWith(root) || processState(Number(entry)) === "Z") continue;
-    const id = cwd.slice(root.length).split("/")[0] ?? "";
-    found.set(id, [...(found.get(id) ?? []), Number(entry)]);
+  for (const id of ids) {
+    const pids = (await findSandboxProcesses(path.join(root, id))).map((p) => p.pid);
+    if (pids.length > 0) found.set(id, pids);
   }
   return found;
+}
+
+function markerValues(dataDir: string): Set<string> {
+  const root = `${sandboxesDir(dataDir)}/`;
+  const values = new Set<string>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const environ = readFileSync(`/proc/${entry}/environ`, "utf8").split("\0");
+      const marker = environ.find((v) => v.startsWith(`SANDBOX_DIR=${root}`));
+      if (marker) values.add(marker.slice("SANDBOX_DIR=".length));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return values;
+}
+
+function cmdlineOf(pid: number): string[] {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0$/, "").split("\0");
+  } catch {
+    return [];
+  }
 }
 
 /** The one-letter state of a process (R, S, T for stopped, Z...), or null when it is gone. */
