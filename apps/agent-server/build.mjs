@@ -1,9 +1,52 @@
 // Bundles the agent server into one ESM file that runs with plain `node` and no node_modules.
+//
+// Everything behind /api and /sockets (api.ts: zod, the contracts, agents; ws and busboy further
+// behind) is reached through dynamic import(), which esbuild turns into lazily initialised code
+// in the same file: a fresh sandbox parses it but does not run it until its first API call.
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { builtinModules } from "node:module";
+import path from "node:path";
 import { build } from "esbuild";
 
 const outfile = new URL("./dist/agent-server.js", import.meta.url).pathname;
 const { version } = JSON.parse(readFileSync(new URL("./package.json", import.meta.url), "utf8"));
+
+// zod's namespace object carries every locale (about 265 KB minified, half of zod); only the
+// default English messages are used here, so the other locales are left out.
+const englishOnly = {
+  name: "zod-english-only",
+  setup(builder) {
+    builder.onResolve({ filter: /locales\/index\.js$/ }, (args) =>
+      args.importer.includes("/node_modules/zod/")
+        ? { path: path.resolve(args.resolveDir, args.path), namespace: "zod-locales" }
+        : undefined,
+    );
+    builder.onLoad({ filter: /.*/, namespace: "zod-locales" }, (args) => ({
+      contents: 'export { default as en } from "./en.js";',
+      resolveDir: path.dirname(args.path),
+      loader: "js",
+    }));
+  },
+};
+
+// Node built-ins are fetched (process.getBuiltinModule) by the module that uses them, when that
+// module first runs, rather than imported by the bundle at start: an ESM import of a built-in also
+// builds its ESM facade (node:fs's reads every lazy getter and so loads streams, ~8 ms), and the
+// built-ins only the API needs (child_process, crypto, zlib for ws, ...) then wait for the first
+// API call. The same holds for ws and busboy, whose require() calls land here too.
+const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
+const lazyBuiltins = {
+  name: "lazy-builtins",
+  setup(builder) {
+    builder.onResolve({ filter: /.*/ }, (args) =>
+      builtins.has(args.path) ? { path: args.path, namespace: "builtin" } : undefined,
+    );
+    builder.onLoad({ filter: /.*/, namespace: "builtin" }, (args) => ({
+      contents: `module.exports = process.getBuiltinModule(${JSON.stringify(args.path)});`,
+      loader: "js",
+    }));
+  },
+};
 
 const result = await build({
   entryPoints: [new URL("./src/main.ts", import.meta.url).pathname],
@@ -15,14 +58,10 @@ const result = await build({
   format: "esm",
   legalComments: "none",
   logLevel: "warning",
+  // Less to read and compile at every start; logs carry messages, not stack traces.
+  minify: true,
+  plugins: [englishOnly, lazyBuiltins],
   define: { __AGENT_SERVER_VERSION__: JSON.stringify(version) },
-  // express and its dependencies are CommonJS and call require() for node built-ins.
-  banner: {
-    js: [
-      "import { createRequire as __createRequire } from 'node:module';",
-      "const require = __createRequire(import.meta.url);",
-    ].join("\n"),
-  },
 });
 
 // Write-then-rename: a process starting the bundle meanwhile sees the old file or the new one.

@@ -1,20 +1,18 @@
-import { z } from "zod";
 import type { AgentRunner } from "./agents/runner";
 import type { BashService } from "./bash/bash-service";
-import type { Conversation } from "./conversations/conversation";
 import type { ConversationStore } from "./conversations/conversation-store";
-import { notFound } from "./errors";
+import type { HttpLimits } from "./env";
 import type { KeyChecker } from "./http/auth";
-import { validate } from "./http/validate";
 import type { Logger } from "./logger";
 
-/** What the verbs need, built once per server; tests build their own with real parts. */
-export interface AgentServerContext {
-  store: ConversationStore;
-  runner: AgentRunner;
-  bash: BashService;
-  keys: KeyChecker;
+/**
+ * What the server has from its first instant: enough for the probes, auth and request framing.
+ * Nothing here needs zod or the agents, so a server nobody has called yet stays small.
+ */
+export interface ServerState {
   logger: Logger;
+  keys: KeyChecker;
+  limits: HttpLimits;
   workspaceDir: string;
   version: string;
   startedAt: number;
@@ -23,16 +21,23 @@ export interface AgentServerContext {
   ready: boolean;
 }
 
-export function findConversation(ctx: AgentServerContext, id: string): Conversation {
-  const conversation = ctx.store.get(id);
-  if (!conversation) throw notFound("Conversation");
-  return conversation;
+/**
+ * What the verbs need, built when the API is first used (see api.ts); tests build their own with
+ * real parts through createAgentServer.
+ */
+export interface AgentServerContext {
+  state: ServerState;
+  store: ConversationStore;
+  runner: AgentRunner;
+  bash: BashService;
+  keys: KeyChecker;
+  logger: Logger;
+  workspaceDir: string;
+  /** Realpath of the directory the file routes may touch. */
+  filesRoot: string;
 }
 
-/** Conversation ids are 8-4-4-4-12 hex (any UUID), compared lower-case. */
-export const ConversationId = z.guid().transform((id) => id.toLowerCase());
-
-/** The conversation named by a path parameter: 422 when not an id, 404 when unknown. */
-export function conversationFromPath(ctx: AgentServerContext, raw: unknown): Conversation {
-  return findConversation(ctx, validate(ConversationId, raw, "path"));
+/** API calls and socket messages keep a sandbox busy; probes do not. */
+export function markActive(state: ServerState): void {
+  state.lastActivityAt = Date.now();
 }

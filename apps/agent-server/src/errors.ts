@@ -5,11 +5,14 @@
 export type ErrorCode =
   | "BAD_REQUEST"
   | "UNAUTHORIZED"
+  | "FORBIDDEN"
   | "NOT_FOUND"
   | "CONFLICT"
   | "PAYLOAD_TOO_LARGE"
+  | "UNSUPPORTED_MEDIA_TYPE"
   | "VALIDATION_FAILED"
-  | "NOT_READY";
+  | "NOT_READY"
+  | "INSUFFICIENT_STORAGE";
 
 export interface ValidationIssue {
   type: string;

@@ -21,20 +21,30 @@ async function main(): Promise<void> {
   process.on("unhandledRejection", (error) => {
     logger.error("unhandled rejection", { error: describeError(error) });
   });
-  const server = createAgentServer({
-    dataDir: config.dataDir,
-    workspaceDir: config.workspaceDir,
-    sessionApiKeys: config.sessionApiKeys,
-    llmApiKey: config.llmApiKey,
-    commandEnv: config.commandEnv,
-    logger,
-  });
+  let server: ReturnType<typeof createAgentServer>;
+  try {
+    server = createAgentServer({
+      dataDir: config.dataDir,
+      workspaceDir: config.workspaceDir,
+      sessionApiKeys: config.sessionApiKeys,
+      llmApiKey: config.llmApiKey,
+      commandEnv: config.commandEnv,
+      filesRoot: config.filesRoot,
+      limits: config.limits,
+      logger,
+    });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(2);
+  }
   const address = await server.listen(config.port, config.host);
   process.stdout.write(`${JSON.stringify({ event: "listening", ...address })}\n`);
   logger.info("agent server listening", {
     ...address,
     auth: config.sessionApiKeys.length > 0,
     data_dir: config.dataDir,
+    files_root: config.filesRoot,
   });
 
   const shutdown = (signal: string) => {

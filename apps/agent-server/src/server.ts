@@ -1,14 +1,19 @@
+import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { AgentRunner } from "./agents/runner";
-import { createApp } from "./app";
-import { BashService } from "./bash/bash-service";
-import type { AgentServerContext } from "./context";
-import { ConversationStore } from "./conversations/conversation-store";
-import { recoverInterruptedRuns } from "./conversations/recover-interrupted";
-import { createKeyChecker } from "./http/auth";
-import { type Logger, silentLogger } from "./logger";
-import { attachSockets } from "./sockets/attach-sockets";
+import path from "node:path";
+import type { Api } from "./api";
+import type { ServerState } from "./context";
+import { ConfigError, DEFAULT_LIMITS, type HttpLimits } from "./env";
+import { AppError } from "./errors";
+import { realFilesRoot } from "./files/files-root";
+import { answerProbe } from "./health/routes";
+import { createKeyChecker, SESSION_KEY_HEADER } from "./http/auth";
+import { answerClientErrors, trackResponse } from "./http/client-errors";
+import { sendError } from "./http/errors";
+import { logRequest } from "./http/request-log";
+import { discardRest, sendJson } from "./http/respond";
+import { describeError, type Logger, silentLogger } from "./logger";
 import { VERSION } from "./version";
 
 export interface AgentServerOptions {
@@ -25,6 +30,10 @@ export interface AgentServerOptions {
   logger?: Logger;
   /** WebSocket ping interval (default 30 s); clients silent for two intervals are dropped. */
   socketHeartbeatMs?: number;
+  /** The file routes serve only paths inside this directory (default `/`). Must exist. */
+  filesRoot?: string;
+  /** Timeouts and body limits (defaults: DEFAULT_LIMITS). */
+  limits?: Partial<HttpLimits>;
 }
 
 export interface BoundAddress {
@@ -33,37 +42,123 @@ export interface BoundAddress {
 }
 
 export interface AgentServer {
-  /** Loads the stored conversations, then listens. Port 0 picks a free port. */
+  /** Loads the stored conversations (if any), then listens. Port 0 picks a free port. */
   listen(port: number, host?: string): Promise<BoundAddress>;
   /** Stops agents and commands, closes sockets and connections. */
   close(): Promise<void>;
-  readonly context: AgentServerContext;
+  /** True once the API (zod, agents, store) is loaded: at the first call, or at start when there
+   * are stored conversations. */
+  readonly apiLoaded: boolean;
 }
 
+/**
+ * The HTTP server. Probes, auth and request framing are answered here, from the first instant;
+ * everything behind `/api` and `/sockets` is loaded on first use (api.ts), which keeps a fresh
+ * sandbox's start fast and its memory small.
+ */
 export function createAgentServer(options: AgentServerOptions): AgentServer {
   const logger = options.logger ?? silentLogger;
-  const commandEnv = options.commandEnv ?? defaultCommandEnv();
-  const ctx: AgentServerContext = {
-    store: new ConversationStore(options.dataDir, logger),
-    runner: new AgentRunner({ commandEnv, llmApiKey: options.llmApiKey, logger }),
-    bash: new BashService({ workspaceDir: options.workspaceDir, commandEnv, logger }),
-    keys: createKeyChecker(options.sessionApiKeys ?? []),
+  const limits: HttpLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  const state: ServerState = {
     logger,
+    keys: createKeyChecker(options.sessionApiKeys ?? []),
+    limits,
     workspaceDir: options.workspaceDir,
     version: VERSION,
     startedAt: Date.now(),
     lastActivityAt: Date.now(),
     ready: false,
   };
-  const server = http.createServer(createApp(ctx));
-  const closeSockets = attachSockets(server, ctx, options.socketHeartbeatMs);
-  let closing: Promise<void> | undefined;
+  const filesRoot = resolveFilesRoot(options.filesRoot ?? "/");
+  let api: Api | undefined;
+  let loading: Promise<Api> | undefined;
+  const loadApi = (): Promise<Api> => {
+    loading ??= import("./api").then(({ createApi }) => {
+      api = createApi(state, {
+        dataDir: options.dataDir,
+        commandEnv: options.commandEnv ?? defaultCommandEnv(),
+        llmApiKey: options.llmApiKey,
+        filesRoot,
+        socketHeartbeatMs: options.socketHeartbeatMs,
+      });
+      return api;
+    });
+    // A failed load (an unreadable data directory) is tried again by the next call.
+    loading.catch(() => {
+      loading = undefined;
+    });
+    return loading;
+  };
+  const workload = () => api?.workload() ?? { conversations: 0, runningConversations: 0 };
 
+  const server = http.createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      // How often Node checks the two timeouts above; finer than its 30 s default for short ones.
+      connectionsCheckingInterval: Math.min(30_000, Math.max(50, limits.headersTimeoutMs / 4)),
+    },
+    (req, res) => {
+      trackResponse(req.socket, res);
+      logRequest(logger, req, res);
+      handleRequest(req, res).catch((error: unknown) => sendError(req, res, error, logger));
+    },
+  );
+  answerClientErrors(server);
+  server.on("upgrade", (req: http.IncomingMessage, socket, head: Buffer) => {
+    if (!(req.url ?? "").startsWith("/sockets/events/")) {
+      socket.on("error", () => socket.destroy());
+      socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+      return;
+    }
+    loadApi()
+      .then((loaded) => loaded.upgrade(req, socket, head))
+      .catch((error: unknown) => {
+        logger.error("socket upgrade failed", { error: describeError(error) });
+        socket.destroy();
+      });
+  });
+
+  const handleRequest = async (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const encoding = req.headers["content-encoding"];
+    if (encoding !== undefined && encoding.trim().toLowerCase() !== "identity") {
+      throw new AppError(
+        "UNSUPPORTED_MEDIA_TYPE",
+        "Content-Encoding is not supported: send the body uncompressed",
+      );
+    }
+    const pathname = (req.url ?? "/").split("?")[0] ?? "/";
+    const route = pathname.length > 1 ? pathname.replace(/\/+$/, "") : pathname;
+    if (route !== "/api" && !route.startsWith("/api/")) {
+      const isGet = req.method === "GET" || req.method === "HEAD";
+      if (!isGet || !answerProbe(state, workload, route, res)) {
+        discardRest(req);
+        sendJson(res, { detail: "Not Found" }, 404);
+      }
+      return;
+    }
+    if (!state.keys.accepts(headerValue(req.headers[SESSION_KEY_HEADER]))) {
+      discardRest(req);
+      sendJson(res, { detail: "Unauthorized" }, 401);
+      return;
+    }
+    // Probes do not count as activity: only API calls (and socket traffic) keep a sandbox busy.
+    state.lastActivityAt = Date.now();
+    await (api ?? (await loadApi())).handle(req, res);
+  };
+
+  let closing: Promise<void> | undefined;
   return {
-    context: ctx,
+    get apiLoaded() {
+      return api !== undefined;
+    },
     async listen(port, host = "127.0.0.1") {
-      ctx.store.load();
-      recoverInterruptedRuns(ctx.store, logger);
+      // A data directory that cannot be created fails the start; stored conversations are
+      // loaded now, so runs interrupted by a restart are marked at start, not at first use.
+      const conversations = path.join(options.dataDir, "conversations");
+      fs.mkdirSync(conversations, { recursive: true });
+      if (fs.readdirSync(conversations).length > 0) await loadApi();
       await new Promise<void>((resolve, reject) => {
         server.once("error", reject);
         server.listen(port, host, () => {
@@ -71,15 +166,15 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
           resolve();
         });
       });
-      ctx.ready = true;
+      state.ready = true;
       const address = server.address() as AddressInfo;
       return { host: address.address, port: address.port };
     },
     close() {
       closing ??= (async () => {
-        ctx.ready = false;
-        await Promise.all([ctx.runner.stopAll(), ctx.bash.stopAll()]);
-        closeSockets();
+        state.ready = false;
+        const loaded = await loading;
+        await loaded?.close();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();
@@ -89,6 +184,18 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
       return closing;
     },
   };
+}
+
+function resolveFilesRoot(root: string): string {
+  try {
+    return realFilesRoot(root);
+  } catch {
+    throw new ConfigError(`FILES_ROOT ${JSON.stringify(root)} does not exist`);
+  }
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return typeof value === "string" ? value : undefined;
 }
 
 function defaultCommandEnv(): Record<string, string> {

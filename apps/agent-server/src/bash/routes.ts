@@ -1,8 +1,9 @@
 import { BashCommand, BashOutput, ExecuteBashRequest } from "@sandbox-server/agent-contracts";
-import { Router } from "express";
 import { z } from "zod";
 import type { AgentServerContext } from "../context";
 import { firstValues, PageQuery, paginate } from "../http/paging";
+import { sendJson } from "../http/respond";
+import type { Router } from "../http/router";
 import { validate } from "../http/validate";
 
 const BashSearchQuery = PageQuery.extend({
@@ -11,26 +12,27 @@ const BashSearchQuery = PageQuery.extend({
   sort_order: z.enum(["TIMESTAMP", "TIMESTAMP_DESC"]).default("TIMESTAMP"),
 });
 
-/** `/api/bash`. */
-export function bashRoutes(ctx: AgentServerContext): Router {
-  const router = Router();
+const BASE = "/api/bash";
 
-  router.post("/execute_bash_command", async (req, res) => {
+/** `/api/bash`. */
+export function bashRoutes(router: Router, ctx: AgentServerContext): void {
+  router.post(`${BASE}/execute_bash_command`, async (req, res) => {
     const { done } = ctx.bash.start(validate(ExecuteBashRequest, req.body, "body"));
-    res.json(await done);
+    sendJson(res, await done);
   });
-  router.post("/start_bash_command", (req, res) => {
+  router.post(`${BASE}/start_bash_command`, (req, res) => {
     const { command, done } = ctx.bash.start(validate(ExecuteBashRequest, req.body, "body"));
     done.catch((error: unknown) =>
       ctx.logger.error("bash command failed", { error: String(error) }),
     );
-    res.json(command);
+    sendJson(res, command);
   });
-  router.get("/bash_events/search", (req, res) => {
+  router.get(`${BASE}/bash_events/search`, (req, res) => {
     const query = validate(BashSearchQuery, firstValues(req.query), "query");
     const events = ctx.bash.list();
     const ordered = query.sort_order === "TIMESTAMP" ? events : [...events].reverse();
-    res.json(
+    sendJson(
+      res,
       paginate(ordered, query, (event) => {
         if (query.kind__eq !== undefined && event.kind !== query.kind__eq) return false;
         if (query.command_id__eq === undefined) return true;
@@ -40,5 +42,4 @@ export function bashRoutes(ctx: AgentServerContext): Router {
       }),
     );
   });
-  return router;
 }

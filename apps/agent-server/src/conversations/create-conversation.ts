@@ -1,10 +1,7 @@
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import type {
-  ConversationInfo,
-  CreateConversationRequest,
-} from "@sandbox-server/agent-contracts";
+import type { ConversationInfo, CreateConversationRequest } from "@sandbox-server/agent-contracts";
 import { nextInstant } from "../clock";
 import type { AgentServerContext } from "../context";
 import { sendMessage } from "../events/send-message";

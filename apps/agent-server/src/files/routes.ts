@@ -1,33 +1,28 @@
-import fs from "node:fs";
-import path from "node:path";
-import { pipeline } from "node:stream/promises";
-import { type Request, type Response, Router } from "express";
-import { AppError, notFound } from "../errors";
+import type { AgentServerContext } from "../context";
+import { sendJson } from "../http/respond";
+import type { Handler, Router } from "../http/router";
+import { downloadFile } from "./download-file";
 import { filePathOf } from "./file-path";
+import { resolveForRead, resolveForWrite } from "./files-root";
 import { uploadFile } from "./upload-file";
 
-/** `/api/file`: upload and download by absolute path. */
-export function fileRoutes(): Router {
-  const router = Router();
-
-  const upload = async (req: Request, res: Response) => {
-    await uploadFile(req, filePathOf(req.query, req.params.path));
-    res.json({ success: true });
+/** `/api/file`: upload and download by absolute path, confined to the files root. */
+export function fileRoutes(router: Router, ctx: AgentServerContext): void {
+  const upload: Handler = async (req, res) => {
+    const requested = filePathOf(req.query, req.rest);
+    await uploadFile(
+      req.raw,
+      () => resolveForWrite(ctx.filesRoot, requested),
+      ctx.state.limits.uploadLimitBytes,
+    );
+    sendJson(res, { success: true });
   };
-  router.post("/upload", upload);
-  router.post("/upload/*path", upload);
+  router.post("/api/file/upload", upload, "stream");
+  router.post("/api/file/upload/*path", upload, "stream");
 
-  const download = async (req: Request, res: Response) => {
-    const file = filePathOf(req.query, req.params.path);
-    const stats = fs.statSync(file, { throwIfNoEntry: false });
-    if (!stats) throw notFound("File");
-    if (!stats.isFile()) throw new AppError("BAD_REQUEST", "path is not a regular file");
-    res.setHeader("Content-Type", "application/octet-stream");
-    res.setHeader("Content-Length", stats.size);
-    res.attachment(path.basename(file));
-    await pipeline(fs.createReadStream(file), res);
+  const download: Handler = async (req, res) => {
+    await downloadFile(res, resolveForRead(ctx.filesRoot, filePathOf(req.query, req.rest)));
   };
-  router.get("/download", download);
-  router.get("/download/*path", download);
-  return router;
+  router.get("/api/file/download", download);
+  router.get("/api/file/download/*path", download);
 }

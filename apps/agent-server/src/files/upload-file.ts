@@ -1,38 +1,69 @@
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
+import type { IncomingMessage } from "node:http";
 import path from "node:path";
-import { pipeline } from "node:stream/promises";
-import busboy from "busboy";
-import type { Request } from "express";
+import { finished, pipeline } from "node:stream/promises";
 import { AppError } from "../errors";
+import { tooLarge } from "../http/json-body";
+import { fsErrorToAppError } from "./fs-errors";
+
+/** Room for the multipart framing around the file when judging a declared Content-Length. */
+const MULTIPART_SLACK_BYTES = 64 * 1024;
 
 /**
- * Streams the multipart field `file` to `target` (parent directories created). The bytes go to
- * a temporary file beside it first, so a failed upload never leaves half a file behind.
+ * Streams the multipart field `file` to the path `resolveTarget` gives (called once the request
+ * looks like an upload; it creates parent directories). The bytes go to a temporary file beside
+ * the target, renamed over it at the end: a failed, oversized or aborted upload leaves neither
+ * half a file nor the temporary one. Every failure is an AppError; none escapes as a crash.
  */
-export async function uploadFile(req: Request, target: string): Promise<void> {
-  let parser: busboy.Busboy;
+export async function uploadFile(
+  req: IncomingMessage,
+  resolveTarget: () => string,
+  limitBytes: number,
+): Promise<void> {
+  const declared = Number(req.headers["content-length"]);
+  if (declared > limitBytes + MULTIPART_SLACK_BYTES) throw tooLarge(limitBytes);
+  // Multipart parsing is loaded on the first upload only.
+  const { default: busboy } = await import("busboy");
+  let parser: ReturnType<typeof busboy>;
   try {
-    parser = busboy({ headers: req.headers, limits: { files: 1 } });
+    parser = busboy({
+      headers: req.headers,
+      limits: { files: 1, fileSize: limitBytes, fields: 20, fieldSize: 64 * 1024, parts: 40 },
+    });
   } catch {
     throw new AppError("BAD_REQUEST", "Expected a multipart/form-data body");
   }
+  const target = resolveTarget();
   const temporary = path.join(
     path.dirname(target),
     `.${path.basename(target)}.${randomUUID()}.part`,
   );
+  let file: fs.WriteStream | undefined;
   let written: Promise<void> | undefined;
 
-  parser.on("file", (field, stream) => {
-    if (field !== "file" || written) {
-      stream.resume();
-      return;
-    }
-    fs.mkdirSync(path.dirname(target), { recursive: true });
-    written = pipeline(stream, fs.createWriteStream(temporary));
+  const parsed = new Promise<void>((resolve, reject) => {
+    finished(parser).then(resolve, () =>
+      reject(new AppError("BAD_REQUEST", "Malformed multipart/form-data body")),
+    );
+    req.once("close", () => {
+      if (!req.complete) reject(new AppError("BAD_REQUEST", "Upload incomplete"));
+    });
+    parser.on("file", (field, stream) => {
+      if (field !== "file" || written) {
+        stream.resume();
+        return;
+      }
+      stream.once("limit", () => reject(tooLarge(limitBytes)));
+      file = fs.createWriteStream(temporary, { flags: "wx" });
+      written = pipeline(stream, file);
+      written.catch((error: unknown) => reject(fsErrorToAppError(error, "write")));
+    });
   });
+  req.pipe(parser);
+
   try {
-    await pipeline(req, parser);
+    await parsed;
     if (!written) {
       throw new AppError("VALIDATION_FAILED", [
         { type: "missing", loc: ["body", "file"], msg: "Field required" },
@@ -41,8 +72,12 @@ export async function uploadFile(req: Request, target: string): Promise<void> {
     await written;
     fs.renameSync(temporary, target);
   } catch (error) {
+    req.unpipe(parser);
+    parser.destroy();
+    file?.destroy();
+    // The temporary file may still be opening: remove it only once its stream has settled.
+    await written?.catch(() => {});
     fs.rmSync(temporary, { force: true });
-    if (error instanceof AppError) throw error;
-    throw new AppError("BAD_REQUEST", "Upload failed");
+    throw error instanceof AppError ? error : fsErrorToAppError(error, "write");
   }
 }

@@ -1,44 +1,58 @@
-import { Router } from "express";
-import type { AgentServerContext } from "../context";
+import type { ServerResponse } from "node:http";
+import type { ServerState } from "../context";
+import { sendJson } from "../http/respond";
 
-/** Unauthenticated probes: `/alive`, `/health`, `/ready`, `/server_info`, `/`. */
-export function healthRoutes(ctx: AgentServerContext): Router {
-  const router = Router();
-  const ok = { status: "ok" };
-
-  router.get("/alive", (_req, res) => {
-    res.json(ok);
-  });
-  router.get("/health", (_req, res) => {
-    res.json(ok);
-  });
-  router.get("/ready", (_req, res) => {
-    if (ctx.ready) res.json({ status: "ready" });
-    else res.status(503).json({ status: "starting" });
-  });
-  router.get("/server_info", (_req, res) => {
-    res.json(describeServer(ctx));
-  });
-  router.get("/", (_req, res) => {
-    res.json({ title: TITLE, version: ctx.version, docs: null });
-  });
-  return router;
+/** What the probes report of the API; zero before it is loaded. */
+export interface Workload {
+  conversations: number;
+  runningConversations: number;
 }
 
 const TITLE = "Sandbox Server agent server";
 
-export function describeServer(ctx: AgentServerContext) {
+/**
+ * Unauthenticated probes: `/alive`, `/health`, `/ready`, `/server_info`, `/`. Answered without the
+ * API (no zod, no agents), so they cost nothing while a sandbox waits for its first call.
+ * Returns false when `path` is not a probe.
+ */
+export function answerProbe(
+  state: ServerState,
+  workload: () => Workload,
+  path: string,
+  res: ServerResponse,
+): boolean {
+  switch (path) {
+    case "/alive":
+    case "/health":
+      sendJson(res, { status: "ok" });
+      return true;
+    case "/ready":
+      if (state.ready) sendJson(res, { status: "ready" });
+      else sendJson(res, { status: "starting" }, 503);
+      return true;
+    case "/server_info":
+      sendJson(res, describeServer(state, workload()));
+      return true;
+    case "/":
+      sendJson(res, { title: TITLE, version: state.version, docs: null });
+      return true;
+    default:
+      return false;
+  }
+}
+
+export function describeServer(state: ServerState, workload: Workload) {
   const now = Date.now();
   // A running agent is activity even when nobody is calling: the sandbox must not look idle.
-  const idleSince = ctx.runner.runningCount > 0 ? now : ctx.lastActivityAt;
+  const idleSince = workload.runningConversations > 0 ? now : state.lastActivityAt;
   return {
-    uptime: (now - ctx.startedAt) / 1000,
+    uptime: (now - state.startedAt) / 1000,
     idle_time: Math.max(0, now - idleSince) / 1000,
     title: TITLE,
-    version: ctx.version,
+    version: state.version,
     docs: null,
-    conversations: ctx.store.all().length,
-    running_conversations: ctx.runner.runningCount,
-    working_dir: ctx.workspaceDir,
+    conversations: workload.conversations,
+    running_conversations: workload.runningConversations,
+    working_dir: state.workspaceDir,
   };
 }

@@ -1,6 +1,3 @@
-import { createHash, timingSafeEqual } from "node:crypto";
-import type { RequestHandler } from "express";
-
 export const SESSION_KEY_HEADER = "x-session-api-key";
 
 /** Session-key check shared by HTTP and WebSocket. With no keys configured, all is allowed. */
@@ -10,29 +7,19 @@ export interface KeyChecker {
 }
 
 export function createKeyChecker(keys: readonly string[]): KeyChecker {
-  // Comparing fixed-length digests keeps the comparison constant-time whatever the lengths.
-  const digests = keys.map(digest);
+  // node:crypto is loaded at the first check, not at start (see "Footprint" in the README).
+  let digests: Buffer[] | undefined;
   return {
-    required: digests.length > 0,
+    required: keys.length > 0,
     accepts(candidate) {
-      if (digests.length === 0) return true;
+      if (keys.length === 0) return true;
       if (!candidate) return false;
+      const crypto = process.getBuiltinModule("node:crypto");
+      // Comparing fixed-length digests keeps the comparison constant-time whatever the lengths.
+      const digest = (value: string) => crypto.createHash("sha256").update(value).digest();
+      digests ??= keys.map(digest);
       const given = digest(candidate);
-      return digests.some((known) => timingSafeEqual(known, given));
+      return digests.some((known) => crypto.timingSafeEqual(known, given));
     },
   };
-}
-
-export function requireSessionKey(checker: KeyChecker): RequestHandler {
-  return (req, res, next) => {
-    if (checker.accepts(req.get(SESSION_KEY_HEADER))) {
-      next();
-      return;
-    }
-    res.status(401).json({ detail: "Unauthorized" });
-  };
-}
-
-function digest(value: string): Buffer {
-  return createHash("sha256").update(value).digest();
 }

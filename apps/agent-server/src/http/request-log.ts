@@ -1,27 +1,30 @@
-import { randomUUID } from "node:crypto";
-import type { RequestHandler } from "express";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "../logger";
 
+// Request ids only correlate log lines: a per-process prefix and a counter, no crypto needed.
+const prefix = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+let counter = 0;
+
 /**
- * One line per request with chosen fields (method, route, status, duration) and a request id,
- * echoed as `x-request-id`. Bodies and headers are never logged: they hold keys and messages.
+ * One line per request with chosen fields (method, path, status, duration) and a request id,
+ * echoed as `x-request-id`. Bodies, queries and headers are never logged: they hold keys and
+ * messages.
  */
-export function logRequests(logger: Logger): RequestHandler {
-  return (req, res, next) => {
-    const requestId = req.get("x-request-id") ?? randomUUID();
-    const started = performance.now();
-    res.setHeader("x-request-id", requestId);
-    res.on("finish", () => {
-      const fields = {
-        request_id: requestId,
-        method: req.method,
-        path: req.path,
-        status: res.statusCode,
-        ms: Math.round(performance.now() - started),
-      };
-      if (res.statusCode >= 500) logger.warn("request failed", fields);
-      else logger.debug("request", fields);
-    });
-    next();
-  };
+export function logRequest(logger: Logger, req: IncomingMessage, res: ServerResponse): void {
+  const given = req.headers["x-request-id"];
+  const requestId =
+    typeof given === "string" && given.length <= 200 ? given : `${prefix}-${++counter}`;
+  const started = performance.now();
+  res.setHeader("x-request-id", requestId);
+  res.on("finish", () => {
+    const fields = {
+      request_id: requestId,
+      method: req.method,
+      path: (req.url ?? "").split("?")[0],
+      status: res.statusCode,
+      ms: Math.round(performance.now() - started),
+    };
+    if (res.statusCode >= 500) logger.warn("request failed", fields);
+    else logger.debug("request", fields);
+  });
 }

@@ -4,8 +4,8 @@ import {
   type ServerErrorEvent,
   SocketAuthFrame,
 } from "@sandbox-server/agent-contracts";
-import { WebSocket } from "ws";
-import type { AgentServerContext } from "../context";
+import type { WebSocket } from "ws";
+import { type AgentServerContext, markActive } from "../context";
 import { AppError } from "../errors";
 import { sendMessage } from "../events/send-message";
 import { toIssues } from "../http/validate";
@@ -61,7 +61,7 @@ function start(ws: WebSocket, ctx: AgentServerContext, request: SocketRequest): 
     return;
   }
   const send = (event: AgentEvent | ServerErrorEvent) => {
-    if (ws.readyState !== WebSocket.OPEN) return;
+    if (ws.readyState !== ws.OPEN) return;
     if (ws.bufferedAmount > MAX_BUFFERED_BYTES) {
       ws.close(CLOSE_TRY_AGAIN_LATER, "Client too slow");
       return;
@@ -78,7 +78,7 @@ function start(ws: WebSocket, ctx: AgentServerContext, request: SocketRequest): 
   ws.on("close", unsubscribe);
 
   ws.on("message", (data) => {
-    ctx.lastActivityAt = Date.now();
+    markActive(ctx.state);
     const frame = parseJson(data);
     if (frame === undefined) return sendError(ws, "INVALID_JSON", "Frame is not valid JSON");
     // A client may authenticate by frame even when it did not need to; that is not a message.
@@ -98,7 +98,7 @@ function start(ws: WebSocket, ctx: AgentServerContext, request: SocketRequest): 
 }
 
 function sendError(ws: WebSocket, code: string, detail: unknown): void {
-  if (ws.readyState !== WebSocket.OPEN) return;
+  if (ws.readyState !== ws.OPEN) return;
   const frame: ServerErrorEvent = { kind: "ServerErrorEvent", code, detail };
   ws.send(JSON.stringify(frame));
 }

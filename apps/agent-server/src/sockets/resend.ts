@@ -1,8 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type {
-  AgentEvent,
-  ConversationStateUpdateEvent,
-} from "@sandbox-server/agent-contracts";
+import type { AgentEvent, ConversationStateUpdateEvent } from "@sandbox-server/agent-contracts";
 import { nextInstant, parseTimestamp } from "../clock";
 import type { Conversation } from "../conversations/conversation";
 import { toPublicInfo } from "../conversations/conversation-view";
