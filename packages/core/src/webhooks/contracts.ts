@@ -3,6 +3,8 @@ import { z } from "zod";
 import { ConversationId } from "../conversations/contracts";
 import { pageInput, pageOf, Timestamp } from "../shared/contracts";
 import { iso, isoOrNull } from "../shared/time";
+import { failureCategories, storedCategory } from "./delivery/failure-category";
+import { redactUrl } from "./service/url-credentials";
 
 /** Kinds a webhook can ask for: the agent server's event kinds and sandbox lifecycle events. */
 export const webhookEventKinds = [
@@ -46,7 +48,7 @@ export type CreateWebhookInput = z.infer<typeof CreateWebhookInput>;
 export const Webhook = z
   .object({
     id: z.string(),
-    url: z.string(),
+    url: z.string().describe("The URL; a password in it is shown as ***"),
     events: z.array(z.string()).nullable().describe("null: every kind"),
     conversation_id: z.string().nullable(),
     created_at: Timestamp,
@@ -76,7 +78,10 @@ export const WebhookDelivery = z
     status: DeliveryStatus,
     attempts: z.number().int(),
     last_status_code: z.number().int().nullable(),
-    last_error: z.string().nullable(),
+    last_error: z
+      .enum(failureCategories)
+      .nullable()
+      .describe("Why the last attempt failed, as a category; the status code is last_status_code"),
     next_attempt_at: Timestamp.nullable().describe(
       "When the next attempt is due; null unless pending",
     ),
@@ -109,7 +114,7 @@ export interface WebhookPayload {
 export function toWebhook(row: WebhookRow): Webhook {
   return {
     id: row.id,
-    url: row.url,
+    url: redactUrl(row.url),
     events: row.events,
     conversation_id: row.conversationId,
     created_at: iso(row.createdAt),
@@ -125,7 +130,7 @@ export function toWebhookDelivery(row: WebhookDeliveryRow): WebhookDelivery {
     status: row.status as WebhookDelivery["status"],
     attempts: row.attempts,
     last_status_code: row.lastStatusCode,
-    last_error: row.lastError,
+    last_error: storedCategory(row.lastError, row.lastStatusCode),
     next_attempt_at: row.status === "pending" ? iso(row.nextAttemptAt) : null,
     created_at: iso(row.createdAt),
     completed_at: isoOrNull(row.completedAt),

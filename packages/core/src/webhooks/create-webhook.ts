@@ -9,7 +9,7 @@ export const createWebhook = authedProcedure
     rest("POST", "/webhooks", "create_webhook", {
       summary: "Register a webhook",
       description:
-        "Events of the caller's conversations and sandboxes are POSTed to `url`, signed with `secret` (X-Sandbox-Server-Signature: sha256=HMAC of `<timestamp>.<body>`). The secret is shown only in this answer.",
+        "Events of the caller's conversations and sandboxes are POSTed to `url`, signed with `secret` (X-Sandbox-Server-Signature: sha256=HMAC of `<timestamp>.<body>`). The secret is shown only in this answer. Credentials in `url` (`user:password@`) are sent as HTTP Basic authentication and shown as `***`. A `url` whose host is or resolves to a loopback, private, link-local, carrier-grade NAT, multicast, unspecified, broadcast, reserved or cloud-metadata address is refused with 422 (private networks are allowed when the server runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true, except the control plane itself, sandboxes' agent servers and metadata addresses); every connection is checked again.",
       tag: "Webhooks",
       successStatus: HttpStatus.CREATED,
       errors: ["CONVERSATION_NOT_FOUND"],
@@ -17,7 +17,7 @@ export const createWebhook = authedProcedure
   )
   .input(CreateWebhookInput)
   .output(CreatedWebhook)
-  .mutation(({ ctx, input }) => {
-    const row = createWebhookVerb(ctx.deps, ctx.user.id, input);
+  .mutation(async ({ ctx, input }) => {
+    const row = await createWebhookVerb(ctx.deps, ctx.user.id, input);
     return { ...toWebhook(row), secret: row.secret };
   });

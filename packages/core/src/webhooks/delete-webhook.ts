@@ -14,7 +14,7 @@ export const deleteWebhook = authedProcedure
   )
   .input(WebhookIdInput)
   .output(DeleteWebhookOutput)
-  .mutation(({ ctx, input }) => {
-    deleteWebhookVerb(ctx.deps, ctx.user.id, input.id);
+  .mutation(async ({ ctx, input }) => {
+    await deleteWebhookVerb(ctx.deps, ctx.user.id, input.id);
     return { success: true, id: input.id };
   });

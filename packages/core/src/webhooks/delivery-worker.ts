@@ -1,39 +1,41 @@
-import type { WebhookDeliveryRow, WebhookRow } from "@sandbox-server/db";
-import { Agent, request } from "undici";
+import type { DueDelivery } from "@sandbox-server/db";
+import { Agent } from "undici";
 import type { CoreDeps } from "../deps";
 import { errorMessage } from "../sandboxes/service/status";
-import { backoffDelay } from "../shared/backoff";
-import { signDelivery } from "./service/sign";
+import { FairShare } from "./delivery/fair-share";
+import { postDelivery } from "./delivery/post-delivery";
+import { recordOutcome } from "./delivery/record-outcome";
+import { checkedConnector } from "./destination/checked-connector";
 
-type Outcome =
-  | { kind: "answered"; statusCode: number }
-  | { kind: "failed"; error: string }
-  /** The worker is stopping: the attempt does not count and the row stays pending. */
-  | { kind: "interrupted" };
-
-const USER_AGENT = "sandbox-server-webhooks/1";
+/** Most due deliveries read per look at the outbox. */
+const MAX_CANDIDATES = 500;
 
 /**
  * Sends the outbox. Decoupled from every request path: ingestion only writes rows and nudges the
- * worker. At most `webhookConcurrency` POSTs are in flight, each bounded by `webhookTimeoutMs`;
- * only the oldest pending row of each (webhook, stream) is sent, so a stream is delivered in
- * order and a later event waits until the earlier one succeeded or failed for good. Rows left
- * pending by a stop or crash are sent after the next start (at-least-once; receivers dedupe on
- * X-Sandbox-Server-Delivery).
+ * worker. At most `webhookConcurrency` POSTs are in flight, at most `webhookConcurrencyPerUser`
+ * of them for one user, shared round-robin between users and between each user's webhooks
+ * (`FairShare`), each bounded by `webhookTimeoutMs`. Only the oldest pending row of each
+ * (webhook, stream) is sent, so a stream is delivered in order and a later event waits until the
+ * earlier one succeeded or failed for good. Rows left pending by a stop or crash are sent after
+ * the next start (at-least-once; receivers dedupe on X-Sandbox-Server-Delivery). Every new
+ * connection is vetted by the destination policy (`checkedConnector`).
  */
 export class DeliveryWorker {
   private readonly inFlight = new Map<number, Promise<void>>();
+  private readonly share = new FairShare();
   private readonly stopping = new AbortController();
   private readonly dispatcher: Agent;
   private running = false;
   private pumpQueued = false;
+  private pumping = false;
+  private pumpAgain = false;
   private timer: NodeJS.Timeout | null = null;
   private timerAt = Number.POSITIVE_INFINITY;
   private readonly nudge = () => this.schedulePump();
 
   constructor(private readonly deps: CoreDeps) {
     this.dispatcher = new Agent({
-      connect: { timeout: deps.config.webhookTimeoutMs },
+      connect: checkedConnector(deps, deps.config.webhookTimeoutMs),
       keepAliveTimeout: 10_000,
     });
   }
@@ -64,41 +66,67 @@ export class DeliveryWorker {
     this.pumpQueued = true;
     setImmediate(() => {
       this.pumpQueued = false;
-      this.pump();
+      void this.pump();
     });
   }
 
-  private pump(): void {
-    const free = this.deps.config.webhookConcurrency - this.inFlight.size;
-    if (!this.running || free <= 0) return;
-    let heads: WebhookDeliveryRow[];
-    try {
-      heads = this.deps.repos.webhookDeliveries.pendingHeads(free, [...this.inFlight.keys()]);
-    } catch (error) {
-      this.deps.log.error({ reason: errorMessage(error) }, "reading the webhook outbox failed");
-      this.wakeAt(this.deps.now() + this.deps.config.webhookBackoffBaseMs);
+  /** One look at the outbox at a time; a nudge meanwhile makes it look once more. */
+  private async pump(): Promise<void> {
+    if (this.pumping) {
+      this.pumpAgain = true;
       return;
     }
-    const now = this.deps.now();
-    for (const row of heads) {
-      // Heads come soonest-due first: the first one not yet due sets the next wake-up.
-      if (row.nextAttemptAt > now) {
-        this.wakeAt(row.nextAttemptAt);
-        break;
-      }
-      const work = this.attempt(row)
-        .catch((error: unknown) => {
-          this.deps.log.error(
-            { deliveryId: row.id, reason: errorMessage(error) },
-            "webhook delivery bookkeeping failed",
-          );
-        })
-        .finally(() => {
-          this.inFlight.delete(row.seq);
-          this.schedulePump();
-        });
-      this.inFlight.set(row.seq, work);
+    this.pumping = true;
+    try {
+      do {
+        this.pumpAgain = false;
+        await this.fill();
+      } while (this.pumpAgain && this.running);
+    } finally {
+      this.pumping = false;
     }
+  }
+
+  private async fill(): Promise<void> {
+    const { config, repos } = this.deps;
+    const free = config.webhookConcurrency - this.inFlight.size;
+    if (!this.running || free <= 0) return;
+    const perUser = config.webhookConcurrencyPerUser;
+    const now = this.deps.now();
+    let due: DueDelivery[];
+    try {
+      due = await repos.webhookDeliveries.dueHeads({
+        now,
+        limit: Math.min(MAX_CANDIDATES, free * perUser),
+        perOwner: perUser,
+        excludeSeqs: [...this.inFlight.keys()],
+        excludeOwners: this.share.ownersAtLimit(perUser),
+      });
+      const next = await repos.webhookDeliveries.nextDueAt(now);
+      if (next !== null) this.wakeAt(next);
+    } catch (error) {
+      this.deps.log.error({ reason: errorMessage(error) }, "reading the webhook outbox failed");
+      this.wakeAt(this.deps.now() + config.webhookBackoffBaseMs);
+      return;
+    }
+    if (!this.running) return;
+    for (const row of this.share.pick(due, free, perUser)) this.dispatch(row);
+  }
+
+  private dispatch(row: DueDelivery): void {
+    const work = this.attempt(row)
+      .catch((error: unknown) => {
+        this.deps.log.error(
+          { deliveryId: row.id, reason: errorMessage(error) },
+          "webhook delivery bookkeeping failed",
+        );
+      })
+      .finally(() => {
+        this.inFlight.delete(row.seq);
+        this.share.release(row);
+        this.schedulePump();
+      });
+    this.inFlight.set(row.seq, work);
   }
 
   private wakeAt(at: number): void {
@@ -116,99 +144,16 @@ export class DeliveryWorker {
     this.timer.unref();
   }
 
-  private async attempt(row: WebhookDeliveryRow): Promise<void> {
-    const hook = this.deps.repos.webhooks.get(row.webhookId);
+  private async attempt(row: DueDelivery): Promise<void> {
+    const hook = await this.deps.repos.webhooks.get(row.webhookId);
     if (!hook) return; // deleted meanwhile; its rows went with it
-    const outcome = await this.post(hook, row);
-    if (outcome.kind === "interrupted") return;
-    this.record(row, outcome);
-  }
-
-  private async post(hook: WebhookRow, row: WebhookDeliveryRow): Promise<Outcome> {
-    const timeoutMs = this.deps.config.webhookTimeoutMs;
-    const timestamp = String(Math.floor(this.deps.now() / 1000));
-    try {
-      const response = await request(hook.url, {
-        method: "POST",
-        dispatcher: this.dispatcher,
-        headers: {
-          "content-type": "application/json",
-          "user-agent": USER_AGENT,
-          "x-sandbox-server-signature": signDelivery(hook.secret, timestamp, row.payload),
-          "x-sandbox-server-timestamp": timestamp,
-          "x-sandbox-server-delivery": row.id,
-          "x-sandbox-server-event": row.eventKind,
-        },
-        body: row.payload,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-        signal: AbortSignal.any([this.stopping.signal, AbortSignal.timeout(timeoutMs)]),
-      });
-      await response.body.dump().catch(() => undefined);
-      return { kind: "answered", statusCode: response.statusCode };
-    } catch (error) {
-      if (this.stopping.signal.aborted) return { kind: "interrupted" };
-      return { kind: "failed", error: describeFailure(error, timeoutMs) };
-    }
-  }
-
-  private record(row: WebhookDeliveryRow, outcome: Exclude<Outcome, { kind: "interrupted" }>) {
-    const { deps } = this;
-    const now = deps.now();
-    const attempts = row.attempts + 1;
-    const statusCode = outcome.kind === "answered" ? outcome.statusCode : null;
-    const log = { deliveryId: row.id, webhookId: row.webhookId, attempts, statusCode };
-    if (statusCode !== null && statusCode >= 200 && statusCode < 300) {
-      deps.repos.webhookDeliveries.update(row.seq, {
-        status: "succeeded",
-        attempts,
-        lastStatusCode: statusCode,
-        lastError: null,
-        completedAt: now,
-        updatedAt: now,
-      });
-      deps.log.debug(log, "webhook delivered");
-      return;
-    }
-    const lastError =
-      outcome.kind === "failed" ? outcome.error : `The receiver answered ${statusCode}`;
-    if (attempts >= deps.config.webhookMaxAttempts) {
-      deps.repos.webhookDeliveries.update(row.seq, {
-        status: "failed",
-        attempts,
-        lastStatusCode: statusCode,
-        lastError,
-        completedAt: now,
-        updatedAt: now,
-      });
-      deps.log.warn({ ...log, reason: lastError }, "webhook delivery failed for good");
-      return;
-    }
-    const delay = backoffDelay(
-      attempts,
-      deps.config.webhookBackoffBaseMs,
-      deps.config.webhookBackoffMaxMs,
-    );
-    deps.repos.webhookDeliveries.update(row.seq, {
-      attempts,
-      lastStatusCode: statusCode,
-      lastError,
-      nextAttemptAt: now + delay,
-      updatedAt: now,
+    const outcome = await postDelivery(hook, row, {
+      dispatcher: this.dispatcher,
+      timeoutMs: this.deps.config.webhookTimeoutMs,
+      stopping: this.stopping.signal,
+      now: this.deps.now(),
     });
-    deps.log.info(
-      { ...log, reason: lastError, retryInMs: delay },
-      "webhook delivery will be retried",
-    );
+    if (outcome.kind === "interrupted") return;
+    await recordOutcome(this.deps, row, outcome);
   }
-}
-
-function describeFailure(cause: unknown, timeoutMs: number): string {
-  const code = (cause as { code?: string } | null)?.code;
-  const name = (cause as { name?: string } | null)?.name;
-  if (code === "ECONNREFUSED") return "The receiver refused the connection";
-  if (name === "TimeoutError" || (code?.startsWith("UND_ERR_") && code.endsWith("_TIMEOUT"))) {
-    return `The receiver did not answer within ${timeoutMs} ms`;
-  }
-  return `The receiver could not be reached (${code ?? name ?? "error"})`;
 }

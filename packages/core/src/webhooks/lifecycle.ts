@@ -10,23 +10,22 @@ import { queueDeliveries } from "./service/queue-deliveries";
  * webhooks as they happen. Returns the function that stops watching.
  */
 export function watchSandboxLifecycle(deps: CoreDeps): () => void {
-  const queue = (sandbox: SandboxRow, kind: string, data: Record<string, unknown>) => {
-    // Listeners run inside the lifecycle move that emitted: never let a failure here break it.
+  const queue = async (sandbox: SandboxRow, kind: string, data: Record<string, unknown>) => {
+    // Runs after the lifecycle move that emitted it: a failure here must never reach that move.
     try {
-      const queued = deps.transaction(() =>
-        queueDeliveries(deps, {
-          ownerId: sandbox.ownerId,
-          stream: `sandbox:${sandbox.id}`,
-          payload: {
-            event_id: newId("evt"),
-            kind,
-            occurred_at: iso(deps.now()),
-            sandbox_id: sandbox.id,
-            conversation_id: null,
-            data,
-          },
-        }),
-      );
+      const occurrence = {
+        ownerId: sandbox.ownerId,
+        stream: `sandbox:${sandbox.id}`,
+        payload: {
+          event_id: newId("evt"),
+          kind,
+          occurred_at: iso(deps.now()),
+          sandbox_id: sandbox.id,
+          conversation_id: null,
+          data,
+        },
+      };
+      const queued = await deps.transaction((tx) => queueDeliveries(deps, occurrence, tx));
       if (queued > 0) deps.events.emit("webhooks.queued");
     } catch (error) {
       deps.log.error(
@@ -36,14 +35,14 @@ export function watchSandboxLifecycle(deps: CoreDeps): () => void {
     }
   };
   const onStatus = ({ sandbox, previousStatus }: SandboxStatusChange) =>
-    queue(sandbox, "sandbox.status_changed", {
+    void queue(sandbox, "sandbox.status_changed", {
       sandbox_id: sandbox.id,
       status: sandbox.status,
       previous_status: previousStatus,
       status_detail: sandbox.statusDetail,
     });
   const onDeleted = (sandbox: SandboxRow) =>
-    queue(sandbox, "sandbox.deleted", { sandbox_id: sandbox.id });
+    void queue(sandbox, "sandbox.deleted", { sandbox_id: sandbox.id });
   deps.events.on("sandbox.status_changed", onStatus);
   deps.events.on("sandbox.deleted", onDeleted);
   return () => {

@@ -14,7 +14,7 @@ export const listDeliveries = authedProcedure
   )
   .input(ListDeliveriesInput)
   .output(WebhookDeliveryPage)
-  .query(({ ctx, input }) => {
-    const page = listDeliveriesVerb(ctx.deps, ctx.user.id, input);
+  .query(async ({ ctx, input }) => {
+    const page = await listDeliveriesVerb(ctx.deps, ctx.user.id, input);
     return { items: page.items, next_page_id: page.nextPageId };
   });

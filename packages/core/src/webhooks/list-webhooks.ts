@@ -12,7 +12,7 @@ export const listWebhooks = authedProcedure
   )
   .input(ListWebhooksInput)
   .output(WebhookPage)
-  .query(({ ctx, input }) => {
-    const page = listWebhooksVerb(ctx.deps, ctx.user.id, input);
+  .query(async ({ ctx, input }) => {
+    const page = await listWebhooksVerb(ctx.deps, ctx.user.id, input);
     return { items: page.items, next_page_id: page.nextPageId };
   });

@@ -8,6 +8,8 @@ import type {
   ConversationRow,
   ConversationSort,
   DeliveryFilter,
+  DueDeliveriesQuery,
+  DueDelivery,
   EventActivity,
   NewConversation,
   NewUser,
@@ -141,10 +143,15 @@ export interface WebhookDeliveryRepository {
   insert(row: NewWebhookDelivery): Promise<void>;
   get(id: string): Promise<WebhookDeliveryRow | undefined>;
   /**
-   * The oldest pending delivery of every (webhook, stream), soonest due first, leaving out
-   * `excludeSeqs` (those in flight). Only heads are ever sent, which keeps each stream in order.
+   * Due heads — the oldest pending delivery of each (webhook, stream), the only ones ever sent,
+   * which keeps each stream in order — with their owners. At most `perOwner` per owner, spread
+   * over the owner's webhooks; ordered so that every owner's first comes before any owner's
+   * second (and within an owner, every webhook's first before any webhook's second), then
+   * soonest due first.
    */
-  pendingHeads(limit: number, excludeSeqs: number[]): Promise<WebhookDeliveryRow[]>;
+  dueHeads(query: DueDeliveriesQuery): Promise<DueDelivery[]>;
+  /** When the soonest head that is not due at `now` will be; null when there is none. */
+  nextDueAt(now: number): Promise<number | null>;
   update(seq: number, patch: WebhookDeliveryPatch): Promise<void>;
   /** A webhook's deliveries, newest first. */
   search(filter: DeliveryFilter, page: PageRequest): Promise<Page<WebhookDeliveryRow>>;

@@ -51,6 +51,21 @@ export type WebhookDeliveryPatch = Partial<
 
 export type DeliveryStatus = "pending" | "succeeded" | "failed";
 
+/** A pending delivery that is due, with its webhook's owner (whose share of slots it uses). */
+export type DueDelivery = WebhookDeliveryRow & { ownerId: string };
+
+export interface DueDeliveriesQuery {
+  /** Due means `nextAttemptAt <= now`. */
+  now: number;
+  limit: number;
+  /** At most this many of one owner. */
+  perOwner: number;
+  /** In flight: left out. */
+  excludeSeqs: number[];
+  /** Owners without a free slot: left out. */
+  excludeOwners: string[];
+}
+
 export interface SandboxFilter {
   ownerId: string;
   status?: string | undefined;

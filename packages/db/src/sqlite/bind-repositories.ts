@@ -104,8 +104,8 @@ export function bindRepositories({ read, write }: Executor, secrets: SecretRows)
     webhookDeliveries: {
       insert: (row) => write((r) => r.webhookDeliveries.insert(row)),
       get: (id) => read((r) => r.webhookDeliveries.get(id)),
-      pendingHeads: (limit, excludeSeqs) =>
-        read((r) => r.webhookDeliveries.pendingHeads(limit, excludeSeqs)),
+      dueHeads: (query) => read((r) => r.webhookDeliveries.dueHeads(query)),
+      nextDueAt: (now) => read((r) => r.webhookDeliveries.nextDueAt(now)),
       update: (seq, patch) => write((r) => r.webhookDeliveries.update(seq, patch)),
       search: (filter, page) => read((r) => r.webhookDeliveries.search(filter, page)),
     },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FairShare, type Slot } from "./fair-share";
+import { FairShare } from "./fair-share";
 
 const d = (ownerId: string, webhookId: string, n: number) => ({ ownerId, webhookId, n });
 
@@ -29,9 +29,9 @@ describe("FairShare", () => {
 
   it("frees a slot on release and then serves the user served longest ago", () => {
     const share = new FairShare();
-    const [first] = share.pick([d("a", "a1", 0)], 1, 1) as [Slot];
+    const [first] = share.pick([d("a", "a1", 0)], 1, 1);
     share.pick([d("b", "b1", 1)], 1, 1);
-    share.release(first);
+    share.release(first!);
     expect(share.ownersAtLimit(1)).toEqual(["b"]);
     share.release({ ownerId: "b", webhookId: "b1" });
     // Both idle now: A was served longer ago than B, so A goes first.

@@ -4,15 +4,20 @@ import { findOwnedConversation } from "../../conversations/service/find-conversa
 import type { CoreDeps } from "../../deps";
 import { newId } from "../../shared/ids";
 import type { CreateWebhookInput } from "../contracts";
+import { assertAllowedDestination } from "./check-destination";
 
-/** Registers a webhook; a scoped one must name one of the caller's conversations (else 404). */
-export function createWebhook(
+/**
+ * Registers a webhook: its URL must be an allowed destination (else 422), and a scoped one must
+ * name one of the caller's conversations (else 404).
+ */
+export async function createWebhook(
   deps: CoreDeps,
   ownerId: string,
   input: CreateWebhookInput,
-): WebhookRow {
-  if (input.conversation_id) findOwnedConversation(deps, ownerId, input.conversation_id);
-  const row = deps.repos.webhooks.insert({
+): Promise<WebhookRow> {
+  await assertAllowedDestination(deps, input.url);
+  if (input.conversation_id) await findOwnedConversation(deps, ownerId, input.conversation_id);
+  const row = await deps.repos.webhooks.insert({
     id: newId("wh"),
     ownerId,
     url: input.url,

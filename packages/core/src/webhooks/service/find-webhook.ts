@@ -3,8 +3,12 @@ import type { CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 
 /** The caller's webhook, or 404 (another user's webhook is indistinguishable). */
-export function findOwnedWebhook(deps: CoreDeps, ownerId: string, id: string): WebhookRow {
-  const row = deps.repos.webhooks.get(id);
+export async function findOwnedWebhook(
+  deps: CoreDeps,
+  ownerId: string,
+  id: string,
+): Promise<WebhookRow> {
+  const row = await deps.repos.webhooks.get(id);
   if (!row || row.ownerId !== ownerId) {
     throw new AppError("WEBHOOK_NOT_FOUND", `Webhook ${id} was not found`);
   }

@@ -1,4 +1,4 @@
-import type { WebhookRow } from "@sandbox-server/db";
+import type { Repositories, WebhookRow } from "@sandbox-server/db";
 import type { CoreDeps } from "../../deps";
 import { newId } from "../../shared/ids";
 import type { WebhookPayload } from "../contracts";
@@ -12,19 +12,28 @@ export interface Occurrence {
 }
 
 /**
- * Writes one outbox row per matching webhook of the owner. Call it inside the transaction that
- * records the occurrence, so the two are committed together or not at all. Returns the row count.
+ * Writes one outbox row per matching webhook of the owner. Pass the transaction's repositories
+ * (`repos`), so the occurrence and its outbox rows are committed together or not at all. Returns
+ * the row count.
  */
-export function queueDeliveries(deps: CoreDeps, occurrence: Occurrence): number {
-  const hooks = deps.repos.webhooks
-    .listByOwner(occurrence.ownerId)
-    .filter((hook) => wantsKind(hook, occurrence.payload.kind))
-    .filter((hook) => inScope(deps, hook, occurrence.payload));
+export async function queueDeliveries(
+  deps: CoreDeps,
+  occurrence: Occurrence,
+  repos: Repositories = deps.repos,
+): Promise<number> {
+  const hooks: WebhookRow[] = [];
+  for (const hook of await repos.webhooks.listByOwner(occurrence.ownerId)) {
+    if (
+      wantsKind(hook, occurrence.payload.kind) &&
+      (await inScope(repos, hook, occurrence.payload))
+    )
+      hooks.push(hook);
+  }
   if (hooks.length === 0) return 0;
   const body = JSON.stringify(occurrence.payload);
   const now = deps.now();
   for (const hook of hooks) {
-    deps.repos.webhookDeliveries.insert({
+    await repos.webhookDeliveries.insert({
       id: newId("whd"),
       webhookId: hook.id,
       stream: occurrence.stream,
@@ -49,8 +58,12 @@ function wantsKind(hook: WebhookRow, kind: string): boolean {
 }
 
 /** A conversation-scoped webhook gets that conversation's events and its sandbox's lifecycle. */
-function inScope(deps: CoreDeps, hook: WebhookRow, payload: WebhookPayload): boolean {
+async function inScope(
+  repos: Repositories,
+  hook: WebhookRow,
+  payload: WebhookPayload,
+): Promise<boolean> {
   if (hook.conversationId === null) return true;
   if (payload.conversation_id !== null) return hook.conversationId === payload.conversation_id;
-  return deps.repos.conversations.get(hook.conversationId)?.sandboxId === payload.sandbox_id;
+  return (await repos.conversations.get(hook.conversationId))?.sandboxId === payload.sandbox_id;
 }

@@ -9,27 +9,30 @@ import {
 } from "../contracts";
 import { findOwnedWebhook } from "./find-webhook";
 
-export function listWebhooks(
+export async function listWebhooks(
   deps: CoreDeps,
   ownerId: string,
   page: { limit: number; page_id?: string | undefined },
-): Page<Webhook> {
-  const rows = deps.repos.webhooks.search(ownerId, { limit: page.limit, pageId: page.page_id });
+): Promise<Page<Webhook>> {
+  const rows = await deps.repos.webhooks.search(ownerId, {
+    limit: page.limit,
+    pageId: page.page_id,
+  });
   return { items: rows.items.map(toWebhook), nextPageId: rows.nextPageId };
 }
 
-export function getWebhook(deps: CoreDeps, ownerId: string, id: string): Webhook {
-  return toWebhook(findOwnedWebhook(deps, ownerId, id));
+export async function getWebhook(deps: CoreDeps, ownerId: string, id: string): Promise<Webhook> {
+  return toWebhook(await findOwnedWebhook(deps, ownerId, id));
 }
 
 /** A webhook's deliveries, newest first: status, attempts and the last error of each. */
-export function listDeliveries(
+export async function listDeliveries(
   deps: CoreDeps,
   ownerId: string,
   input: ListDeliveriesInput,
-): Page<WebhookDelivery> {
-  const webhook = findOwnedWebhook(deps, ownerId, input.id);
-  const rows = deps.repos.webhookDeliveries.search(
+): Promise<Page<WebhookDelivery>> {
+  const webhook = await findOwnedWebhook(deps, ownerId, input.id);
+  const rows = await deps.repos.webhookDeliveries.search(
     { webhookId: webhook.id, status: input.status },
     { limit: input.limit, pageId: input.page_id },
   );

@@ -89,24 +89,52 @@ describe("conversation events", () => {
 });
 
 describe("webhook deliveries", () => {
-  it("offers only the oldest pending delivery of each webhook and stream", async () => {
+  const due = (query: Partial<Parameters<Store["webhookDeliveries"]["dueHeads"]>[0]> = {}) =>
+    repos.webhookDeliveries.dueHeads({
+      now: 1,
+      limit: 10,
+      perOwner: 10,
+      excludeSeqs: [],
+      excludeOwners: [],
+      ...query,
+    });
+
+  it("offers only the oldest pending delivery of each webhook and stream, once due", async () => {
     await repos.webhookDeliveries.insert(delivery("d1", "wh_1", "c1"));
     await repos.webhookDeliveries.insert(delivery("d2", "wh_1", "c1"));
     await repos.webhookDeliveries.insert(delivery("d3", "wh_1", "c2", 5));
     await repos.webhookDeliveries.insert(delivery("d4", "wh_2", "c1"));
-    const heads = await repos.webhookDeliveries.pendingHeads(10, []);
-    expect(heads.map((d) => d.id)).toEqual(["d1", "d4", "d3"]);
+    const heads = await due();
+    expect(heads.map((d) => [d.id, d.ownerId])).toEqual([
+      ["d1", "usr_a"],
+      ["d4", "usr_a"],
+    ]);
+    expect(await repos.webhookDeliveries.nextDueAt(1)).toBe(5);
+    expect((await due({ now: 5 })).map((d) => d.id)).toEqual(["d1", "d4", "d3"]);
     const d1 = heads[0]!;
-    expect((await repos.webhookDeliveries.pendingHeads(10, [d1.seq])).map((d) => d.id)).toEqual([
-      "d4",
-      "d3",
-    ]);
+    expect((await due({ excludeSeqs: [d1.seq] })).map((d) => d.id)).toEqual(["d4"]);
     await repos.webhookDeliveries.update(d1.seq, { status: "failed", updatedAt: 2 });
-    expect((await repos.webhookDeliveries.pendingHeads(10, [])).map((d) => d.id)).toEqual([
-      "d2",
-      "d4",
-      "d3",
+    expect((await due({ now: 5 })).map((d) => d.id)).toEqual(["d2", "d4", "d3"]);
+    expect(await repos.webhookDeliveries.nextDueAt(5)).toBeNull();
+  });
+
+  it("spreads due heads over owners and their webhooks, at most perOwner each", async () => {
+    await repos.users.insert({ id: "usr_b", name: "b", isAdmin: false, createdAt: 1 });
+    await repos.webhooks.insert({ ...webhook("wh_b"), ownerId: "usr_b" });
+    // A's backlog is older than B's only delivery: four streams on wh_1, one on wh_2.
+    for (const stream of ["s1", "s2", "s3", "s4"]) {
+      await repos.webhookDeliveries.insert(delivery(`a1_${stream}`, "wh_1", stream));
+    }
+    await repos.webhookDeliveries.insert(delivery("a2_s1", "wh_2", "s1"));
+    await repos.webhookDeliveries.insert(delivery("b_s1", "wh_b", "s1", 1));
+    expect((await due({ perOwner: 3 })).map((d) => d.id)).toEqual([
+      "a1_s1",
+      "b_s1",
+      "a2_s1",
+      "a1_s2",
     ]);
+    expect((await due({ perOwner: 3, limit: 2 })).map((d) => d.id)).toEqual(["a1_s1", "b_s1"]);
+    expect((await due({ excludeOwners: ["usr_a"] })).map((d) => d.ownerId)).toEqual(["usr_b"]);
   });
 
   it("lists a webhook's deliveries newest first and drops them with the webhook", async () => {

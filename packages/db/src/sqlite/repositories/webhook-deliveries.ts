@@ -1,7 +1,9 @@
-import { and, asc, eq, inArray, min, notInArray } from "drizzle-orm";
+import { and, eq, gt, inArray, min, type SQL, sql } from "drizzle-orm";
 import { keyset, type Page, type PageRequest, toPage } from "../../paging";
 import type {
   DeliveryFilter,
+  DueDeliveriesQuery,
+  DueDelivery,
   NewWebhookDelivery,
   WebhookDeliveryPatch,
   WebhookDeliveryRow,
@@ -18,28 +20,70 @@ export function createWebhookDeliveryRepository(db: Db) {
     get(id: string): WebhookDeliveryRow | undefined {
       return db.select().from(d).where(eq(d.id, id)).get();
     },
-    /**
-     * The oldest pending delivery of every (webhook, stream), soonest due first, leaving out
-     * `excludeSeqs` (those in flight). Only heads are ever sent, which keeps each stream in order.
-     */
-    pendingHeads(limit: number, excludeSeqs: number[]): WebhookDeliveryRow[] {
+    /** See the port (`WebhookDeliveryRepository.dueHeads`). */
+    dueHeads(query: DueDeliveriesQuery): DueDelivery[] {
+      const notIn = (column: SQL, values: (string | number)[]) =>
+        values.length === 0
+          ? sql``
+          : sql`and ${column} not in (${sql.join(
+              values.map((v) => sql`${v}`),
+              sql`, `,
+            )})`;
+      // Heads first, then rank each due head within its webhook and, by that rank, within its
+      // owner: ordering by the owner rank goes round-robin over owners and their webhooks.
+      const picked = db.all<{ seq: number; owner_id: string }>(sql`
+        with heads as (
+          select min(seq) as seq from webhook_deliveries
+          where status = 'pending' group by webhook_id, stream
+        ), due as (
+          select d.seq, d.next_attempt_at, w.owner_id, row_number() over (
+            partition by d.webhook_id order by d.next_attempt_at, d.seq
+          ) as webhook_rank
+          from heads h
+          join webhook_deliveries d on d.seq = h.seq
+          join webhooks w on w.id = d.webhook_id
+          where d.next_attempt_at <= ${query.now}
+            ${notIn(sql`d.seq`, query.excludeSeqs)}
+            ${notIn(sql`w.owner_id`, query.excludeOwners)}
+        ), ranked as (
+          select seq, owner_id, next_attempt_at, row_number() over (
+            partition by owner_id order by webhook_rank, next_attempt_at, seq
+          ) as owner_rank
+          from due
+        )
+        select seq, owner_id from ranked
+        where owner_rank <= ${query.perOwner}
+        order by owner_rank, next_attempt_at, seq
+        limit ${query.limit}`);
+      if (picked.length === 0) return [];
+      const rows = db
+        .select()
+        .from(d)
+        .where(
+          inArray(
+            d.seq,
+            picked.map((p) => p.seq),
+          ),
+        )
+        .all();
+      const bySeq = new Map(rows.map((row) => [row.seq, row]));
+      return picked.flatMap((p) => {
+        const row = bySeq.get(p.seq);
+        return row ? [{ ...row, ownerId: p.owner_id }] : [];
+      });
+    },
+    nextDueAt(now: number): number | null {
       const heads = db
         .select({ seq: min(d.seq) })
         .from(d)
         .where(eq(d.status, "pending"))
         .groupBy(d.webhookId, d.stream);
-      return db
-        .select()
+      const next = db
+        .select({ at: min(d.nextAttemptAt) })
         .from(d)
-        .where(
-          and(
-            inArray(d.seq, heads),
-            excludeSeqs.length > 0 ? notInArray(d.seq, excludeSeqs) : undefined,
-          ),
-        )
-        .orderBy(asc(d.nextAttemptAt), asc(d.seq))
-        .limit(limit)
-        .all();
+        .where(and(inArray(d.seq, heads), gt(d.nextAttemptAt, now)))
+        .get();
+      return next?.at ?? null;
     },
     update(seq: number, patch: WebhookDeliveryPatch): void {
       db.update(d).set(patch).where(eq(d.seq, seq)).run();
