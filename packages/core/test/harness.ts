@@ -172,3 +172,20 @@ export async function createTestCore(options: TestCoreOptions = {}): Promise<Tes
     },
   };
 }
+
+/**
+ * Kills every process of one of the test core's sandboxes from outside (SIGKILL by pid), as a
+ * crash or the OOM killer would. Only processes that carry that sandbox's directory as marker,
+ * i.e. processes this test started through the runtime.
+ */
+export async function killSandboxFromOutside(t: TestCore, sandboxId: string): Promise<number> {
+  const processes = await findSandboxProcesses(path.join(t.sandboxesDir, sandboxId));
+  for (const { pid } of processes) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // Gone already.
+    }
+  }
+  return processes.length;
+}
