@@ -8,11 +8,15 @@ export interface Received {
   timestamp: string;
   signature: string;
   event: string;
+  /** The Authorization header, "" when none was sent. */
+  authorization: string;
   body: string;
   // biome-ignore lint/suspicious/noExplicitAny: payloads are inspected structurally
   payload: any;
   /** The status the receiver answered; null while (or because) it hung. */
   answered: number | null;
+  /** The sender gave up on a request that was never answered (its connection closed). */
+  abandoned: boolean;
 }
 
 /** Decides the answer to each request: a status, or "hang" to never answer. */
@@ -47,15 +51,22 @@ export async function startReceiver(respond: Responder = () => 200): Promise<Rec
         timestamp: header("x-sandbox-server-timestamp"),
         signature: header("x-sandbox-server-signature"),
         event: header("x-sandbox-server-event"),
+        authorization: header("authorization"),
         body,
         payload: JSON.parse(body),
         answered: null,
+        abandoned: false,
       };
       const attempt = (attempts.get(received.deliveryId) ?? 0) + 1;
       attempts.set(received.deliveryId, attempt);
       r.received.push(received);
       const answer = r.respond(received, attempt);
-      if (answer === "hang") return;
+      if (answer === "hang") {
+        res.once("close", () => {
+          received.abandoned = true;
+        });
+        return;
+      }
       received.answered = answer;
       res.statusCode = answer;
       res.end();

@@ -24,6 +24,8 @@ beforeAll(async () => {
       webhookBackoffMaxMs: 200,
       followerReconnectBaseMs: 50,
       followerReconnectMaxMs: 500,
+      // The receivers listen on 127.0.0.1.
+      webhookAllowPrivateNetworks: true,
     },
   });
   alice = await t.createUser("alice");
@@ -63,7 +65,7 @@ async function register(body: Record<string, unknown>, key = alice) {
   const res = await t.api("POST", "/api/v1/webhooks", { key, body });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   secrets.push(res.body.secret);
-  return res.body as { id: string; secret: string };
+  return res.body as { id: string; secret: string; url: string };
 }
 
 async function send(conv: Conversation, text: string) {
@@ -311,7 +313,7 @@ describe("delivering events", () => {
       last_status_code: 500,
       next_attempt_at: null,
     });
-    expect(failed.body.items[0].last_error).toMatch(/500/);
+    expect(failed.body.items[0].last_error).toBe("http_5xx");
     const firstLater = picky.received.findIndex((x) => x.deliveryId !== poisoned);
     expect(picky.received.slice(0, firstLater).map((x) => x.deliveryId)).toEqual(
       Array(5).fill(poisoned),
@@ -375,6 +377,82 @@ describe("delivering events", () => {
     });
     expect(pending.body.items.length).toBeGreaterThan(convs.length);
     await t.api("DELETE", `/api/v1/webhooks/${hook.id}`, { key: alice });
+  });
+
+  it("shows a URL's password as ***, never logs it, and authenticates deliveries with it", async () => {
+    const conv = await createConversation();
+    const r = await receiver();
+    const password = "S3cret-pass-w0rd";
+    const token = "tok3n-in-user-part";
+    secrets.push(password, token);
+    const withPassword = r.url.replace("http://", `http://hook-user:${password}@`);
+    const withToken = r.url.replace("http://", `http://${token}@`);
+    const shown = {
+      [withPassword]: r.url.replace("http://", "http://hook-user:***@"),
+      [withToken]: r.url.replace("http://", "http://***@"),
+    };
+    const ids: string[] = [];
+    for (const url of [withPassword, withToken]) {
+      const created = await register({ url, events: ["MessageEvent"], conversation_id: conv.id });
+      expect(created.url).toBe(shown[url]);
+      const read = await t.api("GET", `/api/v1/webhooks/${created.id}`, { key: alice });
+      expect(read.body.url).toBe(shown[url]);
+      ids.push(created.id);
+    }
+    const listed = await t.api("GET", "/api/v1/webhooks", { key: alice });
+    const listedUrls = listed.body.items.map((w: { url: string }) => w.url);
+    expect(listedUrls).toEqual(expect.arrayContaining(Object.values(shown)));
+    expect(JSON.stringify(listed.body)).not.toContain(password);
+    expect(JSON.stringify(listed.body)).not.toContain(token);
+
+    await send(conv, "echo authenticated");
+    await waitForExecution(conv.conversation_url, conv.session_api_key);
+    const basic = (user: string, pass: string) =>
+      `Basic ${Buffer.from(`${user}:${pass}`).toString("base64")}`;
+    await waitUntil(
+      () => {
+        const seen = new Set(r.delivered().map((x) => x.authorization));
+        return seen.has(basic("hook-user", password)) && seen.has(basic(token, ""));
+      },
+      () => `authorizations seen: ${r.delivered().length} deliveries`,
+    );
+    // Credentials travel only in the Authorization header, never in the request line.
+    expect(r.received.every((x) => x.authorization.startsWith("Basic "))).toBe(true);
+    for (const id of ids) await t.api("DELETE", `/api/v1/webhooks/${id}`, { key: alice });
+  });
+
+  it("records why an attempt failed as a category, never a message or an address", async () => {
+    const conv = await createConversation();
+    const down = await receiver();
+    await down.down();
+    const plain = await receiver();
+    const cases: Array<[string, string]> = [
+      [down.url, "connect_refused"],
+      [(await receiver(() => "hang")).url, "timeout"],
+      [(await receiver(() => 404)).url, "http_4xx"],
+      [(await receiver(() => 302)).url, "http_3xx"],
+      [(await receiver(() => 503)).url, "http_5xx"],
+      [plain.url.replace("http://", "https://"), "tls_error"],
+      ["http://nowhere.invalid/hook", "dns_failed"],
+    ];
+    const hooks: Array<[string, string]> = [];
+    for (const [url, category] of cases) {
+      const hook = await register({ url, events: ["MessageEvent"], conversation_id: conv.id });
+      hooks.push([hook.id, category]);
+    }
+    await send(conv, "echo categories");
+    for (const [id, category] of hooks) {
+      const attempted = await waitUntil(
+        async () => {
+          const res = await t.api("GET", `/api/v1/webhooks/${id}/deliveries`, { key: alice });
+          return res.body.items.find((d: { attempts: number }) => d.attempts > 0);
+        },
+        () => `no attempt for the ${category} webhook`,
+      );
+      expect(attempted.last_error, category).toBe(category);
+      expect(JSON.stringify(attempted)).not.toContain("127.0.0.1");
+    }
+    for (const [id] of hooks) await t.api("DELETE", `/api/v1/webhooks/${id}`, { key: alice });
   });
 
   it("never logs a webhook secret", () => {
