@@ -36,6 +36,8 @@ export interface FaultFigures {
   duplicated: number;
   /** Operations that got no answer (their outcome may go either way). */
   unanswered: number;
+  /** Operations refused (409/503) whose effect happened anyway; only where that can be told. */
+  refusedYetDone?: number;
 }
 
 /** Sends one operation; its outcome is filled in when (and if) it is answered. */

@@ -13,7 +13,8 @@ declare module "vitest" {
  * After vitest's own summary, one line per group (a group is a test file, named after it):
  * `<group>: N passed, N failed`, then the same for the whole suite. A file whose hooks failed
  * counts at least one failure even when no test ran. Then the fault tests' figures, one row per
- * scenario: operations acknowledged before the fault, lost or duplicated after it, unanswered.
+ * scenario: operations acknowledged before the fault, lost or duplicated after it, unanswered, and
+ * (for sends) refused ones that were delivered all the same.
  */
 export default class GroupSummaryReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
@@ -44,13 +45,14 @@ export default class GroupSummaryReporter implements Reporter {
 }
 
 function figuresTable(figures: FaultFigures[]): string[] {
-  const header = ["fault", "acknowledged", "lost", "duplicated", "unanswered"];
+  const header = ["fault", "acknowledged", "lost", "duplicated", "unanswered", "refused, yet done"];
   const rows = figures.map((f) => [
     f.scenario,
     String(f.acknowledged),
     String(f.lost),
     String(f.duplicated),
     String(f.unanswered),
+    f.refusedYetDone === undefined ? "-" : String(f.refusedYetDone),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
   const line = (cells: string[]) =>
