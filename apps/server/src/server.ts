@@ -73,6 +73,12 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   });
   ready = true;
   const address = server.address() as AddressInfo;
+  // Never a webhook destination, whatever WEBHOOK_ALLOW_PRIVATE_NETWORKS says: ourselves.
+  const denied = [
+    ...core.deps.config.webhookDeniedTargets,
+    { host: address.address, port: address.port },
+  ];
+  core.deps.config.webhookDeniedTargets = denied;
   const url = `http://${address.address}:${address.port}`;
   log.info({ url, runtime: options.runtime.kind }, `sandbox server listening on ${url}`);
 
