@@ -175,6 +175,7 @@ describe("HTTP server bounds", () => {
     expect(slow.body).toEqual({
       code: "REQUEST_TIMEOUT",
       message: "The request was not received in time",
+      detail: "The request was not received in time",
     });
   });
 
@@ -222,7 +223,11 @@ describe("broken and compressed bodies", () => {
       expect(good.status, route).toBe(route.startsWith("/api") ? 201 : 200);
       const bad = await rawRequest([head, "zz\r\n", `${body}\r\n0\r\n\r\n`]);
       expect(bad.status, route).toBe(400);
-      expect(bad.body).toEqual({ code: "BAD_REQUEST", message: "The request is not valid HTTP" });
+      expect(bad.body).toEqual({
+        code: "BAD_REQUEST",
+        message: "The request is not valid HTTP",
+        detail: "The request is not valid HTTP",
+      });
     }
     expect((await api("GET", "/health")).status).toBe(200);
   });

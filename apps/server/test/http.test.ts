@@ -171,6 +171,7 @@ describe("validation", () => {
     expect(await res.json()).toEqual({
       code: "HEADERS_TOO_LARGE",
       message: "The request line or headers are too large",
+      detail: "The request line or headers are too large",
     });
     const long = await fetch(`${t.url}/api/v1/sandboxes/search?label=${"a".repeat(20_000)}`);
     expect(long.status).toBe(431);

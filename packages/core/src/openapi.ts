@@ -9,10 +9,15 @@ type SchemaObject = NonNullable<NonNullable<OpenAPIObject["components"]>["schema
 
 const ErrorBody: SchemaObject = {
   type: "object",
-  required: ["code", "message"],
+  required: ["code", "message", "detail"],
   properties: {
     code: { type: "string", description: "Stable machine-readable code, e.g. SANDBOX_NOT_RUNNING" },
     message: { type: "string" },
+    detail: {
+      type: "string",
+      description:
+        "The message as one string, validation issues (`path: message`) after it; what OpenHands clients show",
+    },
     issues: {
       type: "array",
       items: {

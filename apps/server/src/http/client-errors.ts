@@ -1,6 +1,7 @@
 import { type Server, type ServerResponse, STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
 import { AppError, describeError, type ErrorCode } from "@sandbox-server/core";
+import { errorBody } from "./error-response";
 
 /** What the client sees when its bytes never became a (complete) request. */
 function codeFor(code: string | undefined): ErrorCode {
@@ -31,7 +32,7 @@ export function answerClientErrors(server: Server): void {
       return;
     }
     const described = describeError(new AppError(codeFor(error.code)));
-    const body = JSON.stringify({ code: described.code, message: described.message });
+    const body = JSON.stringify(errorBody(described));
     if (response) {
       response.shouldKeepAlive = false;
       response.writeHead(described.status, {

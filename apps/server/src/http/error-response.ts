@@ -8,11 +8,25 @@ import {
 import type { ErrorRequestHandler, Response } from "express";
 import type { Logger } from "pino";
 
-/** The REST error body: `{code, message, issues?, details?}`, plus `Retry-After` when due. */
+/**
+ * `detail`: the message as one string, with every validation issue (`path: message`) after it.
+ * OpenHands' clients show `detail` when it is a string (FastAPI's own is a string, or a list
+ * for validation errors, which they cannot show).
+ */
+export function detailOf(error: DescribedError): string {
+  if (!error.issues?.length) return error.message;
+  const issues = error.issues.map((issue) =>
+    issue.path.length > 0 ? `${issue.path.join(".")}: ${issue.message}` : issue.message,
+  );
+  return `${error.message}: ${issues.join("; ")}`;
+}
+
+/** The REST error body: `{code, message, detail, issues?, details?}`, plus `Retry-After` when due. */
 export function errorBody(error: DescribedError): Record<string, unknown> {
   return {
     code: error.code,
     message: error.message,
+    detail: detailOf(error),
     ...(error.issues ? { issues: error.issues } : {}),
     ...(error.details ? { details: error.details } : {}),
   };
