@@ -3,6 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { ConfigError } from "./config-error";
+import { parseSecretsKey } from "./secrets-key";
 
 /** Sized for the host: one sandbox per ~512 MiB of memory, between 4 and 64. */
 function defaultMaxSandboxes(): number {
@@ -62,6 +63,17 @@ const EnvSchema = z.object({
   PROCESS_SANDBOXING: z.enum(["auto", "bwrap", "none"]).default("auto"),
   ALLOW_UNISOLATED_MULTI_USER: flag,
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: flag,
+  /** Encrypts secrets at rest; absent: DATA_DIR/secrets-key. Never shown in errors (name has KEY). */
+  SECRETS_KEY: z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined) return undefined;
+      const key = parseSecretsKey(text);
+      if (key) return key;
+      ctx.addIssue({ code: "custom", message: "must be 32 bytes as 64 hex characters or base64" });
+      return z.NEVER;
+    }),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

@@ -37,6 +37,7 @@ async function main() {
     port: env.PORT,
     host: env.HOST,
     adminApiKey: env.ADMIN_API_KEY,
+    secretsKey: env.SECRETS_KEY,
     bodyLimitBytes: env.BODY_LIMIT_BYTES,
     defaultImage: env.SANDBOX_IMAGE,
     ...(existsSync(bundledMigrations) ? { migrationsFolder: bundledMigrations } : {}),

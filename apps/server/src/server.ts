@@ -3,12 +3,12 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { bootstrapAdmin, type Core, type CoreConfig, createCore } from "@sandbox-server/core";
-import { createSqliteStore } from "@sandbox-server/db";
 import type { SandboxRuntime } from "@sandbox-server/runtime";
 import type { Logger } from "pino";
 import { createApp } from "./http/app";
 import { answerClientErrors } from "./http/client-errors";
 import { type HttpTimeouts, httpServerOptions } from "./http/server-options";
+import { openStore } from "./open-store";
 
 export interface StartServerOptions {
   dataDir: string;
@@ -23,6 +23,8 @@ export interface StartServerOptions {
   httpTimeouts?: Partial<HttpTimeouts>;
   defaultImage?: string;
   migrationsFolder?: string;
+  /** SECRETS_KEY (32 bytes); when absent, DATA_DIR/secrets-key (generated on the first start). */
+  secretsKey?: Uint8Array | undefined;
 }
 
 export interface RunningServer {
@@ -38,8 +40,11 @@ export interface RunningServer {
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const { log } = options;
   mkdirSync(options.dataDir, { recursive: true });
-  const store = createSqliteStore(path.join(options.dataDir, "sandbox-server.db"), {
-    ...(options.migrationsFolder ? { migrationsFolder: options.migrationsFolder } : {}),
+  const store = openStore({
+    dataDir: options.dataDir,
+    secretsKey: options.secretsKey,
+    migrationsFolder: options.migrationsFolder,
+    log,
   });
   const core = createCore({
     store,

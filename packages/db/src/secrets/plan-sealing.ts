@@ -49,8 +49,12 @@ export function planSealing(stored: Iterable<StoredSecret>, box: SecretBox): Sea
   }
   if (unreadable.length === 0) return sealings;
   if (readable === 0) {
+    const which =
+      unreadable.length === 1
+        ? "the one encrypted secret in the database does not decrypt"
+        : `none of the ${unreadable.length} encrypted secrets in the database decrypts`;
     throw new SecretsKeyMismatchError(
-      `none of the ${unreadable.length} encrypted secrets in the database decrypts with this key: the database was written with another key`,
+      `${which} with this key: the database was written with another key`,
     );
   }
   const more = unreadable.length > NAMED ? ` and ${unreadable.length - NAMED} more` : "";
