@@ -54,6 +54,7 @@ async function main() {
       webhookBackoffBaseMs: env.WEBHOOK_BACKOFF_BASE_MS,
       webhookBackoffMaxMs: env.WEBHOOK_BACKOFF_MAX_MS,
       webhookConcurrency: env.WEBHOOK_CONCURRENCY,
+      webhookConcurrencyPerUser: env.WEBHOOK_CONCURRENCY_PER_USER,
       followerReconnectBaseMs: env.FOLLOWER_RECONNECT_BASE_MS,
       followerReconnectMaxMs: env.FOLLOWER_RECONNECT_MAX_MS,
     },
