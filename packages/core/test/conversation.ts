@@ -33,3 +33,11 @@ export function waitForReply(caller: Caller, conversationId: string, text: strin
 export function command(text: string) {
   return { role: "user" as const, content: [{ type: "text" as const, text }], run: true };
 }
+
+type ListAnswer = Awaited<ReturnType<Caller["conversations"]["list"]>>;
+
+/** `conversations.list` answers a page unless it was asked for `ids` (then an array). */
+export function listPage(answer: ListAnswer): Exclude<ListAnswer, unknown[]> {
+  if (Array.isArray(answer)) throw new Error("conversations.list answered a batch, not a page");
+  return answer;
+}

@@ -20,8 +20,9 @@ interface ProcedureInfo {
 
 function procedures(): ProcedureInfo[] {
   return Object.entries(appRouter._def.procedures).map(([procedurePath, procedure]) => {
-    const meta = (procedure as { _def: { meta?: { openapi?: Record<string, unknown> } } })._def
-      .meta;
+    const meta = (
+      procedure as unknown as { _def: { meta?: { openapi?: Record<string, unknown> } } }
+    )._def.meta;
     const openapi = meta?.openapi ?? {};
     const statuses = Array.isArray(openapi.errorResponses) ? openapi.errorResponses : [];
     return {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentRequest } from "../../test/agent";
-import { command, waitForReply } from "../../test/conversation";
+import { command, listPage, waitForReply } from "../../test/conversation";
 import { expectAppError, expectValidationError } from "../../test/expect-error";
 import {
   createTestCore,
@@ -44,7 +44,7 @@ async function withLimit<T>(limit: number, work: () => Promise<T>): Promise<T> {
 /** Bob owns nothing: no sandbox, no conversation was left behind by a refused call. */
 async function expectBobOwnsNothing() {
   expect((await bob.caller.sandboxes.search({})).items).toEqual([]);
-  expect((await bob.caller.conversations.list({})).items).toEqual([]);
+  expect(listPage(await bob.caller.conversations.list({})).items).toEqual([]);
 }
 
 describe("conversations.create", () => {
@@ -124,7 +124,7 @@ describe("conversations.create", () => {
       "SANDBOX_SPEC_NOT_FOUND",
     );
     await expectBobOwnsNothing();
-    expect((await alice.caller.conversations.list({})).items).toHaveLength(2);
+    expect(listPage(await alice.caller.conversations.list({})).items).toHaveLength(2);
   });
 
   it("beyond the running-sandbox limit answers 429 and leaves nothing behind", async () => {
@@ -193,11 +193,11 @@ describe("conversations.get", () => {
 
 describe("conversations.list", () => {
   const ids = async (input: Parameters<typeof alice.caller.conversations.list>[0]) =>
-    (await alice.caller.conversations.list(input)).items.map((c) => c.id);
+    listPage(await alice.caller.conversations.list(input)).items.map((c) => c.id);
 
   it("lists only the caller's conversations, newest first by default", async () => {
     expect(await ids({})).toEqual([second.id, main.id]);
-    expect((await bob.caller.conversations.list({})).items).toEqual([]);
+    expect(listPage(await bob.caller.conversations.list({})).items).toEqual([]);
   });
 
   it("filters and sorts", async () => {
@@ -212,12 +212,14 @@ describe("conversations.list", () => {
   });
 
   it("pages with an opaque cursor", async () => {
-    const first = await alice.caller.conversations.list({ limit: 1 });
+    const first = listPage(await alice.caller.conversations.list({ limit: 1 }));
     expect(first.items.map((c) => c.id)).toEqual([second.id]);
-    const next = await alice.caller.conversations.list({
-      limit: 1,
-      page_id: first.next_page_id ?? undefined,
-    });
+    const next = listPage(
+      await alice.caller.conversations.list({
+        limit: 1,
+        page_id: first.next_page_id ?? undefined,
+      }),
+    );
     expect(next.items.map((c) => c.id)).toEqual([main.id]);
     expect(next.next_page_id).toBeNull();
   });
@@ -341,12 +343,14 @@ describe("conversations.sendMessage", () => {
       "CONVERSATION_ARCHIVED",
     );
     const archived = await pollUntil(
-      () => alice.caller.conversations.list({ archived: "true" }),
+      async () => listPage(await alice.caller.conversations.list({ archived: "true" })),
       (page) => page.items.length === 2,
       "both conversations archived",
     );
     expect(archived.items.map((c) => c.id).sort()).toEqual([main.id, second.id].sort());
-    expect((await alice.caller.conversations.list({ archived: "false" })).items).toEqual([]);
+    expect(listPage(await alice.caller.conversations.list({ archived: "false" })).items).toEqual(
+      [],
+    );
     await expectAppError(
       alice.caller.conversations.create({ sandbox_id: main.sandbox_id }),
       "SANDBOX_NOT_FOUND",

@@ -143,7 +143,114 @@ describe("events.search", () => {
       "UNAUTHORIZED",
     );
   });
+});
 
+describe("events.searchByConversation and events.count (OpenHands' paths)", () => {
+  const at = (index: number) => all[index]?.timestamp ?? "";
+
+  it("answer the same stored events, filtered by kind and time, newest first on request", async () => {
+    const search = alice.caller.events.searchByConversation;
+    expect((await search({ conversation_id: conversationId })).items).toEqual(all);
+    const observations = await search({
+      conversation_id: conversationId,
+      kind__eq: "ObservationEvent",
+    });
+    expect(observations.items.map((e) => e.id)).toEqual(
+      all.filter((e) => e.kind === "ObservationEvent").map((e) => e.id),
+    );
+    const middle = Math.floor(all.length / 2);
+    const from = await search({ conversation_id: conversationId, timestamp__gte: at(middle) });
+    expect(from.items).toEqual(all.slice(middle));
+    const before = await search({ conversation_id: conversationId, timestamp__lt: at(middle) });
+    expect(before.items).toEqual(all.slice(0, middle));
+    const desc = await search({ conversation_id: conversationId, sort_order: "TIMESTAMP_DESC" });
+    expect(desc.items).toEqual([...all].reverse());
+    // The same filters on the app-conversations path.
+    const same = await alice.caller.events.search({
+      id: conversationId,
+      timestamp__gte: at(middle),
+    });
+    expect(same.items).toEqual(all.slice(middle));
+  });
+
+  it("page with an opaque cursor", async () => {
+    const seen: string[] = [];
+    let pageId: string | undefined;
+    for (let pages = 0; pages <= all.length; pages++) {
+      const page = await alice.caller.events.searchByConversation({
+        conversation_id: conversationId,
+        limit: 3,
+        page_id: pageId,
+      });
+      seen.push(...page.items.map((event) => event.id));
+      if (page.next_page_id === null) break;
+      pageId = page.next_page_id;
+    }
+    expect(seen).toEqual(all.map((event) => event.id));
+  });
+
+  it("count answers how many events the filters match", async () => {
+    const count = alice.caller.events.count;
+    expect(await count({ conversation_id: conversationId })).toBe(all.length);
+    expect(await count({ conversation_id: conversationId, kind__eq: "ActionEvent" })).toBe(
+      all.filter((e) => e.kind === "ActionEvent").length,
+    );
+    expect(await count({ conversation_id: conversationId, timestamp__lt: at(1) })).toBe(1);
+    expect(
+      await count({ conversation_id: conversationId, timestamp__gte: "2999-01-01T00:00:00Z" }),
+    ).toBe(0);
+  });
+
+  it("answer another user's conversation exactly like a missing one (404)", async () => {
+    await expectAppError(
+      bob.caller.events.searchByConversation({ conversation_id: conversationId }),
+      "CONVERSATION_NOT_FOUND",
+    );
+    await expectAppError(
+      bob.caller.events.count({ conversation_id: conversationId }),
+      "CONVERSATION_NOT_FOUND",
+    );
+    await expectAppError(
+      bob.caller.events.count({ conversation_id: MISSING_ID }),
+      "CONVERSATION_NOT_FOUND",
+    );
+  });
+
+  it("validate their input", async () => {
+    const { searchByConversation, count } = alice.caller.events;
+    await expectValidationError(searchByConversation({ conversation_id: "nope" }), [
+      "conversation_id",
+    ]);
+    await expectValidationError(
+      // @ts-expect-error: not an event kind
+      searchByConversation({ conversation_id: conversationId, kind__eq: "Bogus" }),
+      ["kind__eq"],
+    );
+    await expectValidationError(
+      searchByConversation({ conversation_id: conversationId, timestamp__gte: "noon" }),
+      ["timestamp__gte"],
+    );
+    await expectValidationError(
+      searchByConversation({ conversation_id: conversationId, limit: 0 }),
+      ["limit"],
+    );
+    await expectValidationError(count({ conversation_id: "nope" }), ["conversation_id"]);
+    await expectValidationError(count({ conversation_id: conversationId, timestamp__lt: "x" }), [
+      "timestamp__lt",
+    ]);
+    const anonymous = await t.callerFor(null);
+    await expectAppError(
+      anonymous.events.searchByConversation({ conversation_id: conversationId }),
+      "UNAUTHORIZED",
+    );
+    await expectAppError(
+      anonymous.events.count({ conversation_id: conversationId }),
+      "UNAUTHORIZED",
+    );
+  });
+});
+
+describe("after the sandbox", () => {
   it("keeps answering while the sandbox is paused and after the conversation is archived", async () => {
     await alice.caller.sandboxes.pause({ id: sandboxId });
     expect((await alice.caller.events.search({ id: conversationId })).items).toEqual(all);
