@@ -186,7 +186,7 @@ describe("send-message rules", () => {
         const read = await t.api("GET", `/api/v1/app-conversations/${conv.id}`, { key: alice });
         expect(read.body).toMatchObject({
           archived: true,
-          sandbox_status: null,
+          sandbox_status: "MISSING",
           conversation_url: null,
         });
       });
@@ -208,7 +208,7 @@ describe("send-message rules", () => {
           const hanging = (await quiet.api("POST", "/api/v1/app-conversations", { body: {} })).body;
           // Freeze the agent server behind the control plane's back: the record still says RUNNING.
           await quiet.runtime.pause(hanging.sandbox_id);
-          const started = Date.now();
+          const timeoutMs = quiet.server.core.deps.config.agentRequestTimeoutMs;
           const res =
             surface === "rest"
               ? await quiet.api("POST", `/api/v1/app-conversations/${hanging.id}/send-message`, {
@@ -219,10 +219,11 @@ describe("send-message rules", () => {
                   conversation_id: hanging.id,
                 });
           expect(res.status).toBe(503);
-          expect(JSON.stringify(res.body)).toMatch(/did not answer/);
-          expect(Date.now() - started).toBeLessThan(
-            quiet.server.core.deps.config.agentRequestTimeoutMs * 5,
-          );
+          // Given up by the configured time-out (no clock in the test: the answer names it), and
+          // honest that the message may have arrived: the request was sent to a live process.
+          const said = JSON.stringify(res.body);
+          expect(said).toContain(`did not answer within ${timeoutMs} ms`);
+          expect(said).toMatch(/whether the message arrived is unknown/);
           await quiet.runtime.resume(hanging.sandbox_id);
         } finally {
           await quiet.close();

@@ -116,6 +116,25 @@ describe("every procedure is served at its REST path with its success status", (
     });
     expect(sent).toEqual({ success: true, sandbox_status: "RUNNING", message: null });
     await expectOk("GET /app-conversations/{id}/events", { params: { id: conversation.id } });
+    // OpenHands' conversation operations.
+    const byId = { conversation_id: conversation.id };
+    await expectOk("GET /app-conversations/search", { query: "?limit=5" });
+    await expectOk("GET /app-conversations/count");
+    await expectOk("GET /app-conversations/start-tasks", { query: `?ids=${conversation.id}` });
+    await expectOk("GET /app-conversations/start-tasks/search");
+    await expectOk("GET /app-conversations/start-tasks/count");
+    await expectOk("GET /conversation/{conversation_id}/events/search", { params: byId });
+    await expectOk("GET /conversation/{conversation_id}/events/count", { params: byId });
+    await expectOk("PATCH /app-conversations/{conversation_id}", {
+      params: byId,
+      body: { title: "renamed" },
+    });
+    const streamed = await expectOk("POST /app-conversations/stream-start", {
+      body: { sandbox_id: sandbox.id },
+    });
+    await expectOk("DELETE /app-conversations/{conversation_id}", {
+      params: { conversation_id: streamed.at(-1).app_conversation_id },
+    });
 
     const webhook = await expectOk("POST /webhooks", { body: { url: "http://127.0.0.1:9/hook" } });
     const hook = { id: webhook.id };
@@ -216,14 +235,14 @@ describe("path parameters, query strings and bodies", () => {
   it("answers unknown paths with 404 and known paths with the wrong method with 405, in JSON", async () => {
     const unknown = await call("GET", "/api/v1/nothing/here");
     expect(unknown.status).toBe(404);
-    expect(unknown.body).toEqual({ code: "NOT_FOUND", message: "Not found" });
+    expect(unknown.body).toEqual({ code: "NOT_FOUND", message: "Not found", detail: "Not found" });
     const put = await call("PUT", "/api/v1/sandboxes", { body: {} });
     expect(put.status).toBe(405);
     expect(put.headers.get("allow")).toBe("POST");
     expect(put.body.code).toBe("METHOD_NOT_ALLOWED");
     const post = await call("POST", `/api/v1/app-conversations/${conversationId}`);
     expect(post.status).toBe(405);
-    expect(post.headers.get("allow")).toBe("GET, HEAD");
+    expect(post.headers.get("allow")).toBe("GET, DELETE, PATCH, HEAD");
     // Paths are case-sensitive, as the document declares them.
     expect((await call("GET", "/api/v1/Sandboxes/search")).status).toBe(404);
     // A trailing slash is ignored.
@@ -298,6 +317,7 @@ describe("logging", () => {
       expect(busy.body).toEqual({
         code: "STORE_BUSY",
         message: "The database is busy; retry shortly",
+        detail: "The database is busy; retry shortly",
       });
       const busyTrpc = await fetch(`${t.url}/trpc/sandboxes.search?input=%7B%7D`, {
         headers: { authorization: `Bearer ${ADMIN_KEY}` },
@@ -336,7 +356,11 @@ describe("logging", () => {
     try {
       const res = await call("GET", "/api/v1/sandboxes/search");
       expect(res.status).toBe(500);
-      expect(res.body).toEqual({ code: "INTERNAL", message: "Internal server error" });
+      expect(res.body).toEqual({
+        code: "INTERNAL",
+        message: "Internal server error",
+        detail: "Internal server error",
+      });
     } finally {
       repo.search = original;
     }

@@ -64,6 +64,8 @@ export interface CoreEventMap {
   "sandbox.deleted": [SandboxRow];
   /** A conversation exists on its agent server and in the store: follow its events from now. */
   "conversation.created": [ConversationRow];
+  /** A conversation's record is gone (DELETE): stop following it. */
+  "conversation.deleted": [ConversationRow];
   /** Outbox rows were committed: the delivery worker should look for work. */
   "webhooks.queued": [];
 }

@@ -67,6 +67,11 @@ export const errorCodes = {
     trpc: "CONFLICT",
     message: "Sandboxes are not isolated here, so this server serves one user only",
   },
+  CONVERSATION_EXISTS: {
+    status: 409,
+    trpc: "CONFLICT",
+    message: "A conversation with this id exists already",
+  },
   LAST_API_KEY: { status: 409, trpc: "CONFLICT", message: "The last API key cannot be revoked" },
   API_KEY_LIMIT_REACHED: { status: 409, trpc: "CONFLICT", message: "Too many API keys" },
   SPEC_NOT_SUPPORTED: {

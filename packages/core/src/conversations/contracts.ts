@@ -1,21 +1,29 @@
 import type { ConversationRow, SandboxRow } from "@sandbox-server/db";
 import { z } from "zod";
-import { AgentSpec, ExecutionStatus, SendMessageRequest } from "../agent-contracts";
-import { SandboxStatus } from "../sandboxes/contracts";
-import { Labels, pageInput, pageOf, QueryBoolean, Timestamp } from "../shared/contracts";
+import { ExecutionStatus, SendMessageRequest } from "../agent-contracts";
+import { SandboxStatus, sandboxStatuses } from "../sandboxes/contracts";
+import { Timestamp } from "../shared/contracts";
 import { iso } from "../shared/time";
+import { ConversationId } from "./conversation-id";
 
-/** Any 8-4-4-4-12 hex id, as the agent server accepts; compared lower-case. */
-export const ConversationId = z
-  .guid("conversation id must be a UUID")
-  .transform((id) => id.toLowerCase());
+export { ConversationId } from "./conversation-id";
+
+/** A sandbox's status as a conversation sees it: MISSING once the sandbox no longer exists. */
+export const ConversationSandboxStatus = z
+  .enum([...sandboxStatuses, "MISSING"])
+  .meta({ id: "ConversationSandboxStatus" });
+export type ConversationSandboxStatus = z.infer<typeof ConversationSandboxStatus>;
+
+const text = z.string().nullable();
 
 export const AppConversation = z
   .object({
     id: z.string(),
     sandbox_id: z.string(),
-    sandbox_status: SandboxStatus.nullable().describe("null once the sandbox no longer exists"),
-    title: z.string().nullable(),
+    sandbox_status: ConversationSandboxStatus.describe(
+      "MISSING once the sandbox no longer exists (the conversation is then archived)",
+    ),
+    title: text,
     created_by_user_id: z.string(),
     created_at: Timestamp,
     updated_at: Timestamp,
@@ -30,39 +38,26 @@ export const AppConversation = z
     session_api_key: z.string().nullable().describe("X-Session-API-Key for conversation_url"),
     agent: z.record(z.string(), z.unknown()),
     metadata: z.record(z.string(), z.string()),
+    // OpenHands' AppConversation fields, so its clients read what they expect.
+    tags: z.record(z.string(), z.string()).describe("The same map as `metadata`"),
+    agent_kind: z.string().describe('Always "openhands" (the agent itself is in `agent`)'),
+    llm_model: text,
+    selected_repository: text,
+    selected_branch: text,
+    git_provider: text,
+    trigger: text,
+    pr_number: z.array(z.number().int()),
+    public: z.boolean().nullable(),
+    parent_conversation_id: text,
+    sub_conversation_ids: z.array(z.string()).describe("Always empty (not tracked)"),
+    metrics: z.record(z.string(), z.unknown()).nullable().describe("Always null (not tracked)"),
   })
   .meta({ id: "AppConversation" });
 export type AppConversation = z.infer<typeof AppConversation>;
 
-export const AppConversationPage = pageOf(AppConversation, "AppConversationPage");
-
-export const CreateConversationInput = z.object({
-  sandbox_id: z
-    .string()
-    .min(1)
-    .max(64)
-    .optional()
-    .describe("Add to this sandbox instead of starting one"),
-  sandbox_spec_id: z.string().min(1).max(64).optional(),
-  title: z.string().trim().min(1).max(200).optional(),
-  agent: AgentSpec.optional().describe('Default {"kind":"shell"}'),
-  initial_message: SendMessageRequest.optional(),
-  metadata: Labels.optional(),
-});
-export type CreateConversationInput = z.infer<typeof CreateConversationInput>;
-
-export const ListConversationsInput = z.object({
-  ...pageInput,
-  sandbox_id: z.string().min(1).max(64).optional(),
-  archived: QueryBoolean.optional(),
-  title__contains: z.string().min(1).max(200).optional(),
-  sort_order: z
-    .enum(["CREATED_AT", "CREATED_AT_DESC", "UPDATED_AT", "UPDATED_AT_DESC"])
-    .default("CREATED_AT_DESC"),
-});
-export type ListConversationsInput = z.infer<typeof ListConversationsInput>;
-
 export const GetConversationInput = z.object({ id: ConversationId });
+
+export const ConversationIdInput = z.object({ conversation_id: ConversationId });
 
 export const SendMessageInput = SendMessageRequest.extend({ conversation_id: ConversationId });
 
@@ -75,6 +70,16 @@ export const AppSendMessageResponse = z
   .meta({ id: "AppSendMessageResponse" });
 export type AppSendMessageResponse = z.infer<typeof AppSendMessageResponse>;
 
+export const Success = z.object({ success: z.boolean() }).meta({ id: "Success" });
+
+/** The model an llm agent runs, when the conversation did not name one itself. */
+function modelOf(row: ConversationRow): string | null {
+  if (row.llmModel) return row.llmModel;
+  const agent = row.agent as { model?: unknown; llm?: { model?: unknown } };
+  const model = agent.model ?? agent.llm?.model;
+  return typeof model === "string" ? model : null;
+}
+
 export function toAppConversation(
   row: ConversationRow,
   sandbox: SandboxRow | undefined,
@@ -86,7 +91,7 @@ export function toAppConversation(
   return {
     id: row.id,
     sandbox_id: row.sandboxId,
-    sandbox_status: (sandbox?.status as SandboxStatus | undefined) ?? null,
+    sandbox_status: (sandbox?.status as SandboxStatus | undefined) ?? "MISSING",
     title: row.title,
     created_by_user_id: row.ownerId,
     created_at: iso(row.createdAt),
@@ -97,5 +102,17 @@ export function toAppConversation(
     session_api_key: sandbox ? sandbox.sessionApiKey : null,
     agent: row.agent,
     metadata: row.metadata,
+    tags: row.metadata,
+    agent_kind: "openhands",
+    llm_model: modelOf(row),
+    selected_repository: row.selectedRepository,
+    selected_branch: row.selectedBranch,
+    git_provider: row.gitProvider,
+    trigger: row.trigger,
+    pr_number: row.prNumber,
+    public: row.public,
+    parent_conversation_id: row.parentConversationId,
+    sub_conversation_ids: [],
+    metrics: null,
   };
 }

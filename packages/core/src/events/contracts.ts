@@ -3,6 +3,7 @@ import { z } from "zod";
 import { EventSortOrder } from "../agent-contracts";
 import { ConversationId } from "../conversations/contracts";
 import { pageInput, pageOf, Timestamp } from "../shared/contracts";
+import { QueryDateTime } from "../shared/query-time";
 
 /** An event as its agent server sent it; the fields below are on every event. */
 export const ConversationEvent = z
@@ -17,18 +18,82 @@ export type ConversationEvent = z.infer<typeof ConversationEvent>;
 
 export const ConversationEventPage = pageOf(ConversationEvent, "ConversationEventPage");
 
+/** OpenHands' event kinds (`kind__eq` takes only these, as upstream does). */
+export const EventKind = z
+  .enum([
+    "MessageEvent",
+    "ActionEvent",
+    "ObservationEvent",
+    "AgentErrorEvent",
+    "UserRejectObservation",
+    "SystemPromptEvent",
+    "ConversationStateUpdateEvent",
+    "ConversationErrorEvent",
+    "PauseEvent",
+    "InterruptEvent",
+    "Condensation",
+    "CondensationRequest",
+    "CondensationSummaryEvent",
+    "HookExecutionEvent",
+    "LLMCompletionLogEvent",
+    "TokenEvent",
+    "StreamingDeltaEvent",
+    "ACPToolCallEvent",
+  ])
+  .meta({ id: "EventKind" });
+
+/** Filters of every event search and count (times bound the event's own timestamp). */
+const eventFilterFields = {
+  kind__eq: EventKind.optional().describe("Only events of this kind"),
+  timestamp__gte: QueryDateTime.optional(),
+  timestamp__lt: QueryDateTime.optional(),
+};
+
 export const SearchConversationEventsInput = z.object({
   id: ConversationId,
   ...pageInput,
+  ...eventFilterFields,
   kind: z
     .string()
     .min(1)
     .max(64)
     .optional()
-    .describe("Only events of this kind, e.g. MessageEvent"),
+    .describe("Only events of this kind, e.g. MessageEvent (any kind name)"),
   sort_order: EventSortOrder.default("TIMESTAMP"),
 });
-export type SearchConversationEventsInput = z.infer<typeof SearchConversationEventsInput>;
+
+/** OpenHands' path names the conversation `conversation_id`. */
+export const SearchEventsInput = z.object({
+  conversation_id: ConversationId,
+  ...pageInput,
+  ...eventFilterFields,
+  sort_order: EventSortOrder.default("TIMESTAMP"),
+});
+
+export const CountEventsInput = z.object({
+  conversation_id: ConversationId,
+  ...eventFilterFields,
+});
+
+/** What the event search and count verbs take, whichever path asked. */
+export interface EventQuery {
+  conversationId: string;
+  kind?: string | undefined;
+  fromUs?: number | undefined;
+  beforeUs?: number | undefined;
+}
+
+export function eventQuery(
+  conversationId: string,
+  input: z.infer<z.ZodObject<typeof eventFilterFields>> & { kind?: string | undefined },
+): EventQuery {
+  return {
+    conversationId,
+    kind: input.kind__eq ?? input.kind,
+    fromUs: input.timestamp__gte,
+    beforeUs: input.timestamp__lt,
+  };
+}
 
 /**
  * What the follower takes from an agent server frame before storing it. Sandboxes are not trusted:

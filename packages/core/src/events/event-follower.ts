@@ -29,13 +29,19 @@ export class EventFollower {
         const sandbox = await this.deps.repos.sandboxes.get(conversation.sandboxId);
         if (sandbox?.status === "RUNNING") this.follow(conversation);
       });
+    const onConversationDeleted = (conversation: ConversationRow) => {
+      this.followers.get(conversation.id)?.stop();
+      this.followers.delete(conversation.id);
+    };
     events.on("sandbox.status_changed", onStatus);
     events.on("sandbox.deleted", onDeleted);
     events.on("conversation.created", onCreated);
+    events.on("conversation.deleted", onConversationDeleted);
     this.unsubscribe = () => {
       events.off("sandbox.status_changed", onStatus);
       events.off("sandbox.deleted", onDeleted);
       events.off("conversation.created", onCreated);
+      events.off("conversation.deleted", onConversationDeleted);
     };
     for (const sandbox of await this.deps.repos.sandboxes.listByStatus(["RUNNING"])) {
       await this.guard(sandbox.id, () => this.followSandbox(sandbox));

@@ -1,6 +1,6 @@
 import { rest } from "../shared/rest";
 import { authedProcedure } from "../trpc";
-import { ConversationEventPage, SearchConversationEventsInput } from "./contracts";
+import { ConversationEventPage, eventQuery, SearchConversationEventsInput } from "./contracts";
 import { searchConversationEvents as searchEventsVerb } from "./service/search-events";
 
 export const searchConversationEvents = authedProcedure
@@ -16,6 +16,8 @@ export const searchConversationEvents = authedProcedure
   .input(SearchConversationEventsInput)
   .output(ConversationEventPage)
   .query(async ({ ctx, input }) => {
-    const page = await searchEventsVerb(ctx.deps, ctx.user.id, input);
+    const direction = input.sort_order === "TIMESTAMP_DESC" ? "desc" : "asc";
+    const query = eventQuery(input.id, input);
+    const page = await searchEventsVerb(ctx.deps, ctx.user.id, query, direction, input);
     return { items: page.items, next_page_id: page.nextPageId };
   });

@@ -1,12 +1,14 @@
 import { randomUUID } from "node:crypto";
-import type { ConversationRow, SandboxRow } from "@sandbox-server/db";
+import type { ConversationRow, SandboxRow, StartTaskRow } from "@sandbox-server/db";
 import { agentErrorDetail } from "../../agent-client";
 import type { CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import { removeSandbox } from "../../sandboxes/service/delete-sandbox";
 import { startSandbox } from "../../sandboxes/service/start-sandbox";
 import { errorMessage, findOwnedSandbox, waitWhileStarting } from "../../sandboxes/service/status";
-import type { CreateConversationInput } from "../contracts";
+import type { CreateConversationInput } from "../start-contracts";
+import { findOwnedConversation } from "./find-conversation";
+import { failStartTask, moveStartTask, openStartTask, type StartTaskListener } from "./start-tasks";
 
 const DEFAULT_AGENT = { kind: "shell" } as const;
 
@@ -14,46 +16,119 @@ export interface CreatedConversation {
   row: ConversationRow;
   sandbox: SandboxRow;
   executionStatus: string | null;
+  /** The start task, READY. */
+  task: StartTaskRow;
+}
+
+/** The request as accepted, with its defaults: the start task's `request`. */
+function acceptedRequest(id: string, input: CreateConversationInput): Record<string, unknown> {
+  return {
+    conversation_id: id,
+    sandbox_id: input.sandbox_id ?? null,
+    sandbox_spec_id: input.sandbox_spec_id ?? null,
+    title: input.title ?? null,
+    agent: input.agent ?? DEFAULT_AGENT,
+    initial_message: input.initial_message ?? null,
+    metadata: input.metadata ?? {},
+    parent_conversation_id: input.parent_conversation_id ?? null,
+    selected_repository: input.selected_repository ?? null,
+    selected_branch: input.selected_branch ?? null,
+    git_provider: input.git_provider ?? null,
+    trigger: input.trigger ?? null,
+    llm_model: input.llm_model ?? null,
+    pr_number: input.pr_number ?? [],
+    public: input.public ?? null,
+  };
 }
 
 /**
  * Creates a conversation in a new sandbox (or an existing one of the caller's), waiting — bounded —
  * until the sandbox is RUNNING and the agent server holds the conversation under the same id.
- * When a sandbox started for this conversation fails, it is removed again: nothing half-made stays.
+ * The create is recorded as a start task under the conversation's id (WORKING →
+ * WAITING_FOR_SANDBOX → STARTING_CONVERSATION → READY): OpenHands' clients follow it. A failure
+ * leaves the task in ERROR with the reason, and nothing else: a sandbox started for this
+ * conversation is removed again.
  */
 export async function createConversation(
   deps: CoreDeps,
   ownerId: string,
   input: CreateConversationInput,
+  onTask: StartTaskListener = () => undefined,
+): Promise<CreatedConversation> {
+  const id = input.conversation_id ?? randomUUID();
+  if (input.parent_conversation_id) {
+    await findOwnedConversation(deps, ownerId, input.parent_conversation_id);
+  }
+  onTask(await openStartTask(deps, ownerId, id, acceptedRequest(id, input)));
+  try {
+    return await startConversation(deps, ownerId, id, input, onTask);
+  } catch (error) {
+    const failed = await failStartTask(deps, id, error);
+    if (failed.task) onTask(failed.task);
+    throw failed.error;
+  }
+}
+
+async function startConversation(
+  deps: CoreDeps,
+  ownerId: string,
+  id: string,
+  input: CreateConversationInput,
+  onTask: StartTaskListener,
 ): Promise<CreatedConversation> {
   const deadline = deps.now() + deps.config.conversationStartTimeoutMs;
-  const ownSandbox = input.sandbox_id === undefined;
-  const sandboxId = ownSandbox
-    ? (await startSandbox(deps, ownerId, { sandbox_spec_id: input.sandbox_spec_id })).row.id
-    : (await findOwnedSandbox(deps, ownerId, input.sandbox_id ?? "")).id;
+  const ownSandbox = !input.sandbox_id;
+  const sandboxId = input.sandbox_id
+    ? (await findOwnedSandbox(deps, ownerId, input.sandbox_id)).id
+    : (await startSandbox(deps, ownerId, { sandbox_spec_id: input.sandbox_spec_id ?? undefined }))
+        .row.id;
+  const report = (task: StartTaskRow | undefined) => task && onTask(task);
   try {
+    report(await moveStartTask(deps, id, "WAITING_FOR_SANDBOX", { sandboxId }));
     const sandbox = await waitUntilRunning(deps, sandboxId, deadline);
-    const conversationId = randomUUID();
+    report(
+      await moveStartTask(deps, id, "STARTING_CONVERSATION", {
+        agentServerUrl: sandbox.agentServerUrl,
+      }),
+    );
     const agent = input.agent ?? DEFAULT_AGENT;
-    const info = await createOnAgentServer(deps, sandbox, conversationId, agent, input, deadline);
+    const info = await createOnAgentServer(deps, sandbox, id, agent, input, deadline);
     const now = deps.now();
-    const row = await deps.repos.conversations.insert({
-      id: conversationId,
-      sandboxId: sandbox.id,
-      ownerId,
-      title: input.title ?? null,
-      agent,
-      metadata: input.metadata ?? {},
-      archived: false,
-      executionStatus: info.executionStatus,
-      lastEventAt: null,
-      createdAt: now,
-      updatedAt: now,
+    const { row, task } = await deps.transaction(async (tx) => {
+      const row = await tx.conversations.insert({
+        id,
+        sandboxId: sandbox.id,
+        ownerId,
+        title: input.title ?? null,
+        agent,
+        metadata: input.metadata ?? {},
+        archived: false,
+        executionStatus: info.executionStatus,
+        lastEventAt: null,
+        createdAt: now,
+        updatedAt: now,
+        parentConversationId: input.parent_conversation_id ?? null,
+        public: input.public ?? null,
+        selectedRepository: input.selected_repository ?? null,
+        selectedBranch: input.selected_branch ?? null,
+        gitProvider: input.git_provider ?? null,
+        trigger: input.trigger ?? null,
+        llmModel: input.llm_model ?? null,
+        prNumber: input.pr_number ?? [],
+      });
+      const task = await tx.startTasks.update(id, {
+        status: "READY",
+        appConversationId: id,
+        updatedAt: now,
+      });
+      if (!task) throw new AppError("INTERNAL", `The start task of ${id} vanished`);
+      return { row, task };
     });
+    onTask(task);
     deps.activity.set(sandbox.id, now);
-    deps.log.info({ conversationId, sandboxId: sandbox.id }, "conversation created");
+    deps.log.info({ conversationId: id, sandboxId: sandbox.id }, "conversation created");
     deps.events.emit("conversation.created", row);
-    return { row, sandbox, executionStatus: info.executionStatus };
+    return { row, sandbox, executionStatus: info.executionStatus, task };
   } catch (error) {
     if (ownSandbox) await discardSandbox(deps, sandboxId);
     throw error;
@@ -80,6 +155,16 @@ async function waitUntilRunning(deps: CoreDeps, id: string, deadline: number): P
   });
 }
 
+/**
+ * An initial message runs the agent unless it says `run: false`: OpenHands' agent server always
+ * runs it, and its clients never send `run`. Our agent server applies `run` as given, so the
+ * default is filled in here (send-message, the thin proxy, never fills anything in).
+ */
+function initialMessageOf(input: CreateConversationInput) {
+  const message = input.initial_message;
+  return message ? { initial_message: { ...message, run: message.run ?? true } } : {};
+}
+
 async function createOnAgentServer(
   deps: CoreDeps,
   sandbox: SandboxRow,
@@ -88,11 +173,7 @@ async function createOnAgentServer(
   input: CreateConversationInput,
   deadline: number,
 ): Promise<{ executionStatus: string | null }> {
-  const body = {
-    conversation_id: conversationId,
-    agent,
-    ...(input.initial_message ? { initial_message: input.initial_message } : {}),
-  };
+  const body = { conversation_id: conversationId, agent, ...initialMessageOf(input) };
   const response = await deps.agents.request(sandbox.agentServerUrl ?? "", sandbox.sessionApiKey, {
     method: "POST",
     path: "/api/conversations",

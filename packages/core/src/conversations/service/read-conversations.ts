@@ -1,7 +1,39 @@
-import type { Page, SandboxRow } from "@sandbox-server/db";
+import type { ConversationRow, Page, SandboxRow } from "@sandbox-server/db";
 import type { CoreDeps } from "../../deps";
-import { type AppConversation, type ListConversationsInput, toAppConversation } from "../contracts";
+import { type AppConversation, toAppConversation } from "../contracts";
+import {
+  type ConversationFilterFields,
+  type ConversationSortOrder,
+  conversationFilter,
+  conversationOrder,
+} from "../search-contracts";
 import { findOwnedConversation } from "./find-conversation";
+
+/** The agent server's execution_status of a conversation; null when it is slow or unreachable. */
+async function liveStatus(
+  deps: CoreDeps,
+  row: ConversationRow,
+  sandbox: SandboxRow | undefined,
+): Promise<string | null> {
+  if (sandbox?.status !== "RUNNING" || !sandbox.agentServerUrl) return null;
+  try {
+    const response = await deps.agents.request(sandbox.agentServerUrl, sandbox.sessionApiKey, {
+      method: "GET",
+      path: `/api/conversations/${row.id}`,
+      timeoutMs: deps.config.statusProbeTimeoutMs,
+    });
+    const status = (response.body as { execution_status?: unknown } | null)?.execution_status;
+    return response.status === 200 && typeof status === "string" ? status : null;
+  } catch {
+    // Unreachable or slow: the field is null rather than the read failing.
+    return null;
+  }
+}
+
+async function withLiveStatus(deps: CoreDeps, row: ConversationRow): Promise<AppConversation> {
+  const sandbox = await deps.repos.sandboxes.get(row.sandboxId);
+  return toAppConversation(row, sandbox, await liveStatus(deps, row, sandbox));
+}
 
 /** One conversation with its live execution_status (null, not an error, when it is slow). */
 export async function getConversation(
@@ -9,40 +41,41 @@ export async function getConversation(
   ownerId: string,
   id: string,
 ): Promise<AppConversation> {
-  const row = await findOwnedConversation(deps, ownerId, id);
-  const sandbox = await deps.repos.sandboxes.get(row.sandboxId);
-  let live: string | null = null;
-  if (sandbox?.status === "RUNNING" && sandbox.agentServerUrl) {
-    try {
-      const response = await deps.agents.request(sandbox.agentServerUrl, sandbox.sessionApiKey, {
-        method: "GET",
-        path: `/api/conversations/${row.id}`,
-        timeoutMs: deps.config.statusProbeTimeoutMs,
-      });
-      const status = (response.body as { execution_status?: unknown } | null)?.execution_status;
-      if (response.status === 200 && typeof status === "string") live = status;
-    } catch {
-      // Unreachable or slow: the field is null rather than the read failing.
-    }
-  }
-  return toAppConversation(row, sandbox, live);
+  return withLiveStatus(deps, await findOwnedConversation(deps, ownerId, id));
+}
+
+/**
+ * Conversations by id, aligned with `ids`: null where one is unknown or another user's. Each is
+ * read as `getConversation` reads it (live execution_status), all at once.
+ */
+export function batchGetConversations(
+  deps: CoreDeps,
+  ownerId: string,
+  ids: string[],
+): Promise<(AppConversation | null)[]> {
+  return Promise.all(
+    ids.map(async (id) => {
+      const row = await deps.repos.conversations.get(id);
+      return row && row.ownerId === ownerId ? withLiveStatus(deps, row) : null;
+    }),
+  );
+}
+
+export interface ConversationSearch extends ConversationFilterFields {
+  limit: number;
+  page_id?: string | undefined;
+  sort_order: ConversationSortOrder;
 }
 
 /** A page of the caller's conversations; execution_status is the last one seen (no live calls). */
-export async function listConversations(
+export async function searchConversations(
   deps: CoreDeps,
   ownerId: string,
-  input: ListConversationsInput,
+  input: ConversationSearch,
 ): Promise<Page<AppConversation>> {
-  const sort = input.sort_order.startsWith("CREATED") ? "created" : "updated";
-  const direction = input.sort_order.endsWith("_DESC") ? "desc" : "asc";
+  const { sort, direction } = conversationOrder(input.sort_order);
   const page = await deps.repos.conversations.search(
-    {
-      ownerId,
-      sandboxId: input.sandbox_id,
-      archived: input.archived,
-      titleContains: input.title__contains,
-    },
+    conversationFilter(ownerId, input),
     sort,
     direction,
     { limit: input.limit, pageId: input.page_id },
@@ -55,4 +88,12 @@ export async function listConversations(
     items: page.items.map((row) => toAppConversation(row, sandboxes.get(row.sandboxId))),
     nextPageId: page.nextPageId,
   };
+}
+
+export function countConversations(
+  deps: CoreDeps,
+  ownerId: string,
+  input: ConversationFilterFields,
+): Promise<number> {
+  return deps.repos.conversations.count(conversationFilter(ownerId, input));
 }

@@ -1,11 +1,7 @@
-import type { Page } from "@sandbox-server/db";
+import type { Page, SortDirection } from "@sandbox-server/db";
 import { findOwnedConversation } from "../../conversations/service/find-conversation";
 import type { CoreDeps } from "../../deps";
-import {
-  type ConversationEvent,
-  type SearchConversationEventsInput,
-  toConversationEvent,
-} from "../contracts";
+import { type ConversationEvent, type EventQuery, toConversationEvent } from "../contracts";
 
 /**
  * A page of the caller's conversation's stored events. Served from the store, so it answers the
@@ -14,13 +10,25 @@ import {
 export async function searchConversationEvents(
   deps: CoreDeps,
   ownerId: string,
-  input: SearchConversationEventsInput,
+  query: EventQuery,
+  direction: SortDirection,
+  page: { limit: number; page_id?: string | undefined },
 ): Promise<Page<ConversationEvent>> {
-  const conversation = await findOwnedConversation(deps, ownerId, input.id);
-  const page = await deps.repos.conversationEvents.search(
-    { conversationId: conversation.id, kind: input.kind },
-    input.sort_order === "TIMESTAMP_DESC" ? "desc" : "asc",
-    { limit: input.limit, pageId: input.page_id },
+  const conversation = await findOwnedConversation(deps, ownerId, query.conversationId);
+  const events = await deps.repos.conversationEvents.search(
+    { ...query, conversationId: conversation.id },
+    direction,
+    { limit: page.limit, pageId: page.page_id },
   );
-  return { items: page.items.map(toConversationEvent), nextPageId: page.nextPageId };
+  return { items: events.items.map(toConversationEvent), nextPageId: events.nextPageId };
+}
+
+/** How many of the caller's conversation's stored events match. */
+export async function countConversationEvents(
+  deps: CoreDeps,
+  ownerId: string,
+  query: EventQuery,
+): Promise<number> {
+  const conversation = await findOwnedConversation(deps, ownerId, query.conversationId);
+  return deps.repos.conversationEvents.count({ ...query, conversationId: conversation.id });
 }
