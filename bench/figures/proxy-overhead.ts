@@ -90,7 +90,7 @@ export async function proxyOverhead(ctx: BenchContext): Promise<FigureResult> {
       ctx.log("proxy overhead: profiling the control plane (--cpu-prof)");
       data.profile = await profileProxy(BODY, seconds);
     }
-    return { key: "proxy_overhead", data, rows };
+    return { key: "proxy_overhead", data, rows, notes: [note(seconds)] };
   } finally {
     await forwarder?.stop();
     await deleteAll(cp).catch(() => undefined);
@@ -98,6 +98,16 @@ export async function proxyOverhead(ctx: BenchContext): Promise<FigureResult> {
     removeDataDir(cp.dataDir);
   }
 }
+
+const note = (seconds: number) =>
+  `**Proxy overhead**: one run, wrk (1 thread, keep-alive), ${WARMUP_SECONDS} s warm-up and ${seconds} s ` +
+  "per cell, each cell on a fresh conversation of the same agent server: send-message through the " +
+  "control plane; the same body through a bare node:http + undici forwarder " +
+  "(`bench/lib/bare-forwarder.mjs`, its own process); and straight to the agent server's `/events`. " +
+  "CPU is utime + stime from `/proc/<pid>/stat` of each process, read before a run and after the " +
+  "control plane has stored the run's events, so the control plane's share includes recording the " +
+  "event each message leaves (what that alone costs is the last figure of the CPU row: the control " +
+  "plane's CPU per message sent directly). The load generator shares the machine's cores.";
 
 async function createConversation(cp: ControlPlane, sandboxId: string | null): Promise<Json> {
   const res = await cp.api(

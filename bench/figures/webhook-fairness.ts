@@ -94,6 +94,12 @@ export async function webhookFairness(ctx: BenchContext): Promise<FigureResult> 
     return {
       key: "webhook_fairness",
       data,
+      notes: [
+        `**Webhook fairness**: the second user sends ${SAMPLES} messages, one every ${PACE_MS} ms, and ` +
+          "each is timed from send-message to its delivery's arrival at a receiver that answers at " +
+          `once; the first user's ${BACKLOG} messages over ${STREAMS} conversations are queued just ` +
+          `before, to a receiver that answers after ${SLOW_MS} ms.`,
+      ],
       rows: [
         row(
           `second user's delivery p50 / max (n=${SAMPLES}, one every ${PACE_MS} ms), no other traffic`,
