@@ -3,9 +3,9 @@ import { createDb } from "@sandbox-server/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isErrorBody } from "./lib/api";
 import { findMismatches, waitForSettled } from "./lib/invariants";
-import { listAgentServer, userMessageTexts } from "./lib/pages";
+import { listAgentServer, listAll, userMessageTexts } from "./lib/pages";
 import { startReceiver } from "./lib/receiver";
-import { agentServerPid, killSandbox, processState } from "./lib/sandboxes";
+import { agentServerPid, killSandbox, processState, sandboxPids } from "./lib/sandboxes";
 import { type ServerProcess, startServerProcess } from "./lib/server-process";
 
 let server: ServerProcess;
@@ -56,19 +56,27 @@ describe("agent server killed during sends", () => {
     const conv = (await server.api("POST", "/api/v1/app-conversations", { key, body: {} })).body;
     const pid = await agentServerPid(server.dataDir, conv.sandbox_id);
     const accepted: string[] = [];
-    const answers: { startedAt: number; status: number }[] = [];
-    let killedAt = Number.POSITIVE_INFINITY;
-    const stopAt = Date.now() + 2_000;
-    // Four senders keep messages in flight; the agent server's process group dies under them.
+    const refusedWhileDead: string[] = [];
+    // Ordered by events, not by the clock: "dead" starts once no process of the sandbox is left.
+    type Phase = "alive" | "killing" | "dead";
+    const now: { phase: Phase } = { phase: "alive" };
+    const answers: { phase: Phase; status: number }[] = [];
+    const SENDS_WHILE_DEAD = 5;
+    // Four senders keep messages in flight; every process of the sandbox dies under them.
     const sender = async (n: number) => {
-      for (let i = 0; Date.now() < stopAt; i++) {
+      let whileDead = 0;
+      for (let i = 0; whileDead < SENDS_WHILE_DEAD; i++) {
         const text = `kill-${n}-${i}`;
-        const startedAt = Date.now();
+        const startedIn = now.phase;
         const res = await server.api("POST", `/api/v1/app-conversations/${conv.id}/send-message`, {
           key,
           body: message(text),
         });
-        answers.push({ startedAt, status: res.status });
+        answers.push({ phase: startedIn, status: res.status });
+        if (startedIn === "dead") {
+          whileDead++;
+          refusedWhileDead.push(text);
+        }
         if (res.status === 200) accepted.push(text);
         else {
           expect(res.status, res.text).toBe(503);
@@ -77,20 +85,23 @@ describe("agent server killed during sends", () => {
         }
       }
     };
-    // Every process of the sandbox (under bubblewrap: bwrap, its init, the agent server).
-    const killer = new Promise<void>((resolve, reject) =>
-      setTimeout(() => {
-        killedAt = Date.now();
-        killSandbox(server.dataDir, conv.sandbox_id).then(() => resolve(), reject);
-      }, 600),
+    const killer = async () => {
+      await expect
+        .poll(() => accepted.length, { timeout: 30_000, interval: 5 })
+        .toBeGreaterThan(20);
+      now.phase = "killing";
+      // Every process of the sandbox (under bubblewrap: bwrap, its init, the agent server).
+      await killSandbox(server.dataDir, conv.sandbox_id);
+      await expect.poll(() => sandboxPids(server.dataDir, conv.sandbox_id)).toEqual([]);
+      now.phase = "dead";
+    };
+    await Promise.all([killer(), ...[0, 1, 2, 3].map(sender)]);
+    expect(answers.filter((a) => a.phase === "alive" && a.status === 200).length).toBeGreaterThan(
+      0,
     );
-    await Promise.all([killer, ...[0, 1, 2, 3].map(sender)]);
-    expect(
-      answers.filter((a) => a.startedAt < killedAt && a.status === 200).length,
-    ).toBeGreaterThan(0);
-    const afterKill = answers.filter((a) => a.startedAt > killedAt + 100);
-    expect(afterKill.length).toBeGreaterThan(0);
-    expect(afterKill.filter((a) => a.status !== 503)).toEqual([]);
+    const whileDead = answers.filter((a) => a.phase === "dead");
+    expect(whileDead.length).toBe(4 * SENDS_WHILE_DEAD);
+    expect(whileDead.filter((a) => a.status !== 503)).toEqual([]);
     expect([null, "Z"]).toContain(processState(pid));
 
     await waitForStatus(conv.sandbox_id, "ERROR");
@@ -115,6 +126,54 @@ describe("agent server killed during sends", () => {
         texts.filter((t) => t === text),
         text,
       ).toHaveLength(1);
+    }
+    // What was refused while nothing ran was never delivered (nor later, by the relaunch).
+    expect(texts.filter((t) => refusedWhileDead.includes(t))).toEqual([]);
+  });
+});
+
+describe("a client that disconnects in the middle of POST /app-conversations", () => {
+  it("leaves a readable conversation or nothing: never a sandbox without its conversation", async () => {
+    const listSandboxes = () => listAll(server.api, "/api/v1/sandboxes/search", key);
+    const before = new Set((await listSandboxes()).map((s) => s.id));
+    const fresh = async () => (await listSandboxes()).filter((s) => !before.has(s.id));
+    const clients = Array.from({ length: 6 }, () => new AbortController());
+    const requests = clients.map((client) =>
+      fetch(`${server.url}/api/v1/app-conversations`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: "{}",
+        signal: client.signal,
+      }).catch(() => null),
+    );
+    // Gone once every create has its sandbox: each is between its sandbox and its conversation.
+    await expect.poll(async () => (await fresh()).length, { timeout: 30_000 }).toBe(6);
+    for (const client of clients) client.abort();
+    await Promise.all(requests);
+
+    // Each sandbox ends with its conversation, or is removed: wait until no create is half-way.
+    const conversationsOf = async (sandboxId: string) =>
+      listAll(server.api, `/api/v1/app-conversations?sandbox_id=${sandboxId}`, key);
+    const halfMade = async () => {
+      const left: string[] = [];
+      for (const sandbox of await fresh()) {
+        if ((await conversationsOf(sandbox.id)).length !== 1)
+          left.push(`${sandbox.id} ${sandbox.status}`);
+      }
+      return left;
+    };
+    await expect.poll(halfMade, { timeout: 60_000, interval: 200 }).toEqual([]);
+    for (const sandbox of await fresh()) {
+      const [conversation] = await conversationsOf(sandbox.id);
+      const read = await server.api("GET", `/api/v1/app-conversations/${conversation?.id}`, {
+        key,
+      });
+      expect(read.status, read.text).toBe(200);
+      expect(read.body.archived).toBe(false);
+      const onAgent = await fetch(read.body.conversation_url, {
+        headers: { "x-session-api-key": read.body.session_api_key },
+      });
+      expect(onAgent.status).toBe(200);
     }
   });
 });
