@@ -201,7 +201,7 @@ describe("send-message rules", () => {
         expect((await send(surface, conv.id, message("x"))).status).toBe(503);
       });
 
-      it("5. an agent server that hangs: 503 within the configured timeout", async () => {
+      it("5. an agent server that hangs: 503 after the configured timeout, delivery unknown", async () => {
         // A server whose supervisor stays quiet, so nothing but the request notices the hang.
         const quiet = await startTestServer({ config: { supervisorIntervalMs: 3_600_000 } });
         try {
