@@ -5,6 +5,7 @@ import { expectAppError, expectValidationError } from "../../test/expect-error";
 import { ADMIN_KEY, createTestCore, type TestCore, type TestUser } from "../../test/harness";
 import { waitForStatus } from "../../test/wait";
 import { hashApiKey } from "./api-keys";
+import { bootstrapAdmin } from "./bootstrap-admin";
 import { MAX_LIVE_KEYS } from "./create-api-key";
 
 // One real sandbox (alice's): disabling a user pauses it, deleting the user removes it.
@@ -299,5 +300,26 @@ describe("API keys", () => {
     await expectAppError(anonymous.users.revokeApiKey({ id: "key_x" }), "UNAUTHORIZED");
     // The admin key is still the admin's.
     expect((await (await t.callerFor(ADMIN_KEY)).users.me({})).id).toBe("usr_admin");
+  });
+});
+
+describe("the ADMIN_API_KEY at the next start (bootstrapAdmin)", () => {
+  it("works again after the admin user behind it was deleted by another admin", async () => {
+    const other = await createTestCore({ database: ":memory:" });
+    try {
+      // While the variable is set, the environment decides (as for a revoked ADMIN_API_KEY).
+      const second = await other.createUser("second admin", { isAdmin: true });
+      expect(await second.caller.users.delete({ id: "usr_admin" })).toEqual({
+        success: true,
+        id: "usr_admin",
+      });
+      await expectAppError((await other.callerFor(ADMIN_KEY)).users.me({}), "UNAUTHORIZED");
+      // What the server does at start with ADMIN_API_KEY set.
+      await bootstrapAdmin(other.deps, ADMIN_KEY);
+      const me = await (await other.callerFor(ADMIN_KEY)).users.me({});
+      expect(me).toMatchObject({ is_admin: true, disabled: false });
+    } finally {
+      await other.close();
+    }
   });
 });

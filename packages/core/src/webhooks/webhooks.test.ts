@@ -121,6 +121,18 @@ describe("webhooks.create", () => {
     await expectValidationError(alice.caller.webhooks.create({ url: "http://0.0.0.0:9/x" }), [
       "url",
     ]);
+    // The control plane itself (where it listens), even on an allowed private network.
+    const port = Number(new URL(receiver.url).port);
+    t.deps.config.webhookDeniedTargets = [{ host: "127.0.0.1", port }];
+    try {
+      const own = await expectValidationError(
+        alice.caller.webhooks.create({ url: `${receiver.url}/x` }),
+        ["url"],
+      );
+      expect(own.message).toContain("control plane");
+    } finally {
+      t.deps.config.webhookDeniedTargets = [];
+    }
     expect((await alice.caller.webhooks.list({})).items).toEqual([]);
   });
 
@@ -259,6 +271,12 @@ describe("webhooks.deliveries", () => {
     const everything = await alice.caller.webhooks.create({ url: `${receiver.url}/all` });
     const main = await alice.caller.conversations.create({});
     const other = await alice.caller.conversations.create({ sandbox_id: main.sandbox_id });
+    // A sandbox's agent server is never a destination.
+    const agentServer = await expectValidationError(
+      alice.caller.webhooks.create({ url: `${main.conversation_url}` }),
+      ["url"],
+    );
+    expect(agentServer.message).toContain("agent server");
     const scoped = await alice.caller.webhooks.create({
       url: `${receiver.url}/scoped`,
       conversation_id: main.id,
