@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { agentRequest } from "../../test/agent";
 import { waitForReply } from "../../test/conversation";
 import { expectAppError, expectValidationError } from "../../test/expect-error";
 import { createTestCore, type TestCore, type TestUser } from "../../test/harness";
@@ -226,6 +227,34 @@ describe("batch read, search and count", () => {
       bob.caller.conversations.update({ conversation_id: titled.id, title: "mine" }),
       "CONVERSATION_NOT_FOUND",
     );
+  });
+});
+
+describe("conversations created straight on an agent server (OpenHands' SDK)", () => {
+  it("are registered to the sandbox's owner on the first read by id, and followed", async () => {
+    const sandbox = await alice.caller.sandboxes.get({ id: first.sandbox_id });
+    const id = crypto.randomUUID();
+    const created = await agentRequest(
+      sandbox.agent_server_url ?? "",
+      sandbox.session_api_key,
+      "POST",
+      "/api/conversations",
+      {
+        conversation_id: id,
+        agent: { kind: "shell" },
+        initial_message: { content: [{ type: "text", text: "echo made-directly" }], run: true },
+      },
+    );
+    expect(created.status).toBeLessThan(300);
+    // Bob has no agent server holding it: nothing is registered for him.
+    expect(await bob.caller.conversations.list({ ids: [id] })).toEqual([null]);
+    const [found] = (await alice.caller.conversations.list({
+      ids: [hex(id)],
+    })) as AppConversation[];
+    expect(found).toMatchObject({ id, sandbox_id: first.sandbox_id, created_by_user_id: alice.id });
+    await waitForReply(alice.caller, id, "made-directly");
+    expect(await bob.caller.conversations.list({ ids: [id] })).toEqual([null]);
+    expect((await alice.caller.conversations.get({ id })).id).toBe(id);
   });
 });
 

@@ -1,5 +1,6 @@
 import type { ConversationRow, Page, SandboxRow } from "@sandbox-server/db";
 import type { CoreDeps } from "../../deps";
+import { AppError } from "../../errors";
 import { type AppConversation, toAppConversation } from "../contracts";
 import {
   type ConversationFilterFields,
@@ -7,7 +8,7 @@ import {
   conversationFilter,
   conversationOrder,
 } from "../search-contracts";
-import { findOwnedConversation } from "./find-conversation";
+import { discoverConversation } from "./discover-conversation";
 
 /** The agent server's execution_status of a conversation; null when it is slow or unreachable. */
 async function liveStatus(
@@ -35,13 +36,29 @@ async function withLiveStatus(deps: CoreDeps, row: ConversationRow): Promise<App
   return toAppConversation(row, sandbox, await liveStatus(deps, row, sandbox));
 }
 
+/**
+ * The caller's conversation by id; one the store does not know yet may be on one of the caller's
+ * agent servers (created there directly) and is registered then.
+ */
+async function findOrDiscover(
+  deps: CoreDeps,
+  ownerId: string,
+  id: string,
+): Promise<ConversationRow | undefined> {
+  const row =
+    (await deps.repos.conversations.get(id)) ?? (await discoverConversation(deps, ownerId, id));
+  return row?.ownerId === ownerId ? row : undefined;
+}
+
 /** One conversation with its live execution_status (null, not an error, when it is slow). */
 export async function getConversation(
   deps: CoreDeps,
   ownerId: string,
   id: string,
 ): Promise<AppConversation> {
-  return withLiveStatus(deps, await findOwnedConversation(deps, ownerId, id));
+  const row = await findOrDiscover(deps, ownerId, id);
+  if (!row) throw new AppError("CONVERSATION_NOT_FOUND", `Conversation ${id} was not found`);
+  return withLiveStatus(deps, row);
 }
 
 /**
@@ -55,8 +72,8 @@ export function batchGetConversations(
 ): Promise<(AppConversation | null)[]> {
   return Promise.all(
     ids.map(async (id) => {
-      const row = await deps.repos.conversations.get(id);
-      return row && row.ownerId === ownerId ? withLiveStatus(deps, row) : null;
+      const row = await findOrDiscover(deps, ownerId, id);
+      return row ? withLiveStatus(deps, row) : null;
     }),
   );
 }
