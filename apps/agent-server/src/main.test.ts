@@ -48,6 +48,18 @@ describe("the bundle (node dist/agent-server.js)", () => {
     });
     expect(created.status).toBe(201);
 
+    // An upload to a path that cannot be created is a 4xx, not the end of the process.
+    const form = new FormData();
+    form.append("file", new Blob([new Uint8Array([1, 2, 3])]), "x.bin");
+    const upload = await fetch(`${base}/api/file/upload?path=/proc/self/nope/x.bin`, {
+      method: "POST",
+      headers: { "x-session-api-key": "bundle-key" },
+      body: form,
+    });
+    expect(upload.status).toBe(400);
+    expect(await upload.json()).toEqual({ detail: expect.any(String) });
+    expect(await (await fetch(`${base}/health`)).json()).toEqual({ status: "ok" });
+
     const exited = new Promise<number | null>((resolve) =>
       child?.once("exit", (code) => resolve(code)),
     );
@@ -56,6 +68,21 @@ describe("the bundle (node dist/agent-server.js)", () => {
     expect(stdout).toEqual([]);
     expect(stderr).not.toContain("bundle-key");
     expect(fs.existsSync(path.join(dir, ".agent-server", "conversations"))).toBe(true);
+  });
+
+  it("exits 2 when FILES_ROOT does not exist", async () => {
+    child = spawn(process.execPath, [BUNDLE, "--port", "0", "--files-root", "/no/such/root"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr?.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    const code = await new Promise<number | null>((resolve) =>
+      child?.once("exit", (exitCode) => resolve(exitCode)),
+    );
+    expect(code).toBe(2);
+    expect(stderr).toContain("FILES_ROOT");
   });
 
   it("exits non-zero with a clear message on bad configuration", async () => {

@@ -14,10 +14,7 @@ export default function buildBundleIfStale(): void {
 }
 
 function newestSourceTime(): number {
-  const sources = [
-    path.join(root, "src"),
-    path.join(root, "../../packages/agent-contracts/src"),
-  ];
+  const sources = [path.join(root, "src"), path.join(root, "../../packages/agent-contracts/src")];
   let newest = fs.statSync(path.join(root, "build.mjs")).mtimeMs;
   for (const dir of sources) {
     for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {

@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import fs from "node:fs";
 import path from "node:path";
 import type {
   BashCommand,
@@ -9,6 +8,7 @@ import type {
 } from "@sandbox-server/agent-contracts";
 import { nextInstant } from "../clock";
 import { AppError } from "../errors";
+import { isDirectory } from "../files/ensure-directory";
 import type { Logger } from "../logger";
 import { runCommand } from "./run-command";
 
@@ -112,7 +112,7 @@ export class BashService {
 
   private resolveCwd(cwd: string | null | undefined): string {
     const resolved = path.resolve(this.options.workspaceDir, cwd ?? ".");
-    if (!fs.statSync(resolved, { throwIfNoEntry: false })?.isDirectory()) {
+    if (resolved.includes("\0") || !isDirectory(resolved)) {
       throw new AppError("BAD_REQUEST", "cwd is not an existing directory");
     }
     return resolved;

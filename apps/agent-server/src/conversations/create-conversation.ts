@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
-import fs from "node:fs";
 import path from "node:path";
 import type { ConversationInfo, CreateConversationRequest } from "@sandbox-server/agent-contracts";
 import { nextInstant } from "../clock";
 import type { AgentServerContext } from "../context";
 import { sendMessage } from "../events/send-message";
+import { ensureDirectory } from "../files/ensure-directory";
 import type { Conversation } from "./conversation";
 
 export const DEFAULT_MAX_ITERATIONS = 500;
@@ -19,7 +19,7 @@ export function createConversation(
   if (existing) return { conversation: existing, created: false };
 
   const workingDir = path.resolve(ctx.workspaceDir, request.workspace?.working_dir ?? ".");
-  fs.mkdirSync(workingDir, { recursive: true });
+  ensureDirectory(workingDir);
   const now = nextInstant().iso;
   const info: ConversationInfo = {
     id,

@@ -37,6 +37,8 @@ describe("persistence across a restart", () => {
     const runningEvents = await eventsOf(running.id);
 
     server = await server.restart();
+    // Stored conversations are loaded at start (interrupted runs are marked then), not on first use.
+    expect(server.server.apiLoaded).toBe(true);
 
     const idleAfter = await server.api<ConversationInfo>("GET", `/api/conversations/${idle.id}`);
     expect(idleAfter.body).toMatchObject({

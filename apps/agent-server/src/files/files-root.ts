@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { AppError } from "../errors";
-import { errnoOf, fsErrorToAppError } from "./fs-errors";
+import { createLevels, exists, isDirectory } from "./ensure-directory";
+import { fsErrorToAppError } from "./fs-errors";
 
 /**
  * Confinement of the file routes to one directory (FILES_ROOT, realpath taken at start). Paths
@@ -46,17 +47,16 @@ export function resolveForWrite(root: string, requested: string): string {
     throw fsErrorToAppError(error, "write");
   }
   assertInside(root, parent);
-  if (!fs.statSync(parent).isDirectory()) {
+  if (!isDirectory(parent))
     throw new AppError("BAD_REQUEST", "A parent of path is not a directory");
-  }
-  const dir = path.join(parent, ...missing);
+  const dir = createLevels(parent, missing);
+  const target = path.join(dir, name);
+  let current: fs.Stats | undefined;
   try {
-    fs.mkdirSync(dir, { recursive: true });
+    current = fs.lstatSync(target, { throwIfNoEntry: false });
   } catch (error) {
     throw fsErrorToAppError(error, "write");
   }
-  const target = path.join(dir, name);
-  const current = fs.lstatSync(target, { throwIfNoEntry: false });
   if (current?.isDirectory()) throw new AppError("BAD_REQUEST", "path is a directory");
   // Replacing a device, socket or pipe with a file is never what an upload means.
   if (current && !current.isFile() && !current.isSymbolicLink()) {
@@ -68,18 +68,6 @@ export function resolveForWrite(root: string, requested: string): string {
 /** Realpath of the configured root; start fails when it does not exist. */
 export function realFilesRoot(root: string): string {
   return fs.realpathSync(root);
-}
-
-function exists(file: string): boolean {
-  try {
-    fs.lstatSync(file);
-    return true;
-  } catch (error) {
-    const code = errnoOf(error);
-    // ENOTDIR: an ancestor is a file; walking up finds it, and the check below rejects it.
-    if (code === "ENOENT" || code === "ENOTDIR") return false;
-    throw fsErrorToAppError(error, "write");
-  }
 }
 
 function assertInside(root: string, real: string): void {

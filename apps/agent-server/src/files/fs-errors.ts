@@ -11,7 +11,7 @@ export function fsErrorToAppError(error: unknown, doing: "read" | "write"): AppE
     case "ENOENT":
       return doing === "read"
         ? new AppError("NOT_FOUND", "File not found")
-        : new AppError("BAD_REQUEST", "The parent directory cannot be created");
+        : new AppError("BAD_REQUEST", "path cannot be created there");
     case "ENOTDIR":
       return doing === "read"
         ? new AppError("NOT_FOUND", "File not found")

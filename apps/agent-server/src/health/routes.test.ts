@@ -49,6 +49,26 @@ describe("health routes and auth", () => {
   });
 });
 
+describe("loading the API on first use", () => {
+  it("answers probes and refuses bad keys without loading it; the first API call loads it", async () => {
+    const server = await startTestServer();
+    try {
+      for (const route of ["/health", "/alive", "/ready", "/server_info", "/"]) {
+        expect((await fetch(`${server.baseUrl}${route}`)).status).toBe(200);
+      }
+      const info = await (await fetch(`${server.baseUrl}/server_info`)).json();
+      expect(info).toMatchObject({ conversations: 0, running_conversations: 0 });
+      expect((await fetch(`${server.baseUrl}/api/conversations/count`)).status).toBe(401);
+      expect(server.server.apiLoaded).toBe(false);
+
+      expect(await server.api("GET", "/api/conversations/count")).toEqual({ status: 200, body: 0 });
+      expect(server.server.apiLoaded).toBe(true);
+    } finally {
+      await server.dispose();
+    }
+  });
+});
+
 describe("without configured keys", () => {
   it("lets every request through", async () => {
     const server = await startTestServer({ sessionApiKeys: [] });
