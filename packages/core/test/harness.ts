@@ -55,8 +55,9 @@ export interface TestCore {
   /**
    * `appRouter.createCaller(await createContextInner({ deps, apiKey }))`: one request's context,
    * so a caller made before a key is revoked or its user disabled still acts as that user.
+   * `sessionApiKey` is what an `X-Session-API-Key` header would carry.
    */
-  callerFor(apiKey: string | null): Promise<Caller>;
+  callerFor(apiKey: string | null, headers?: { sessionApiKey?: string }): Promise<Caller>;
   /** A user made by the admin through `users.create`, with the key it answered. */
   createUser(name: string, options?: { isAdmin?: boolean }): Promise<TestUser>;
   /** Writes a sandbox spec straight into the store (no procedure creates specs). */
@@ -108,8 +109,8 @@ export async function createTestCore(options: TestCoreOptions = {}): Promise<Tes
   await bootstrapAdmin(deps, ADMIN_KEY);
   await core.start();
 
-  const callerFor = async (apiKey: string | null) =>
-    appRouter.createCaller(await createContextInner({ deps, apiKey }));
+  const callerFor = async (apiKey: string | null, headers: { sessionApiKey?: string } = {}) =>
+    appRouter.createCaller(await createContextInner({ deps, apiKey, ...headers }));
   const admin = await callerFor(ADMIN_KEY);
   let closed = false;
 

@@ -39,7 +39,7 @@ describe("users.me", () => {
       is_admin: true,
       disabled: false,
     });
-    expect(await alice.caller.users.me({})).toEqual({
+    expect(await alice.caller.users.me({})).toMatchObject({
       id: alice.id,
       name: "alice",
       is_admin: false,
