@@ -2,6 +2,9 @@ import type { Repositories } from "@sandbox-server/db";
 import type { CoreDeps } from "../deps";
 import { hashApiKey, issueApiKey } from "./api-keys";
 
+/** The user behind the first admin key and ADMIN_API_KEY. */
+const ADMIN_ID = "usr_admin";
+
 /**
  * Makes sure an admin can sign in. With `fixedKey`, that key belongs to an admin. Otherwise,
  * on an empty database, a new admin key is generated and returned (once) for the caller to store.
@@ -13,6 +16,9 @@ export async function bootstrapAdmin(
   return deps.transaction(async (tx) => {
     if (fixedKey) {
       const hash = hashApiKey(fixedKey);
+      // The environment decides: the admin behind ADMIN_API_KEY is live again after a restart,
+      // even if another admin disabled or deleted it meanwhile.
+      await tx.users.restore(ADMIN_ID);
       // The environment decides: a fixed key revoked through the API works again after a restart.
       if (!(await tx.users.findByKeyHash(hash)) && !(await tx.users.reviveKeyByHash(hash))) {
         const admin = await ensureAdminUser(deps, tx);
@@ -34,8 +40,8 @@ export async function bootstrapAdmin(
 }
 
 async function ensureAdminUser(deps: CoreDeps, tx: Repositories): Promise<string> {
-  const existing = await tx.users.get("usr_admin");
+  const existing = await tx.users.get(ADMIN_ID);
   if (existing) return existing.id;
-  await tx.users.insert({ id: "usr_admin", name: "admin", isAdmin: true, createdAt: deps.now() });
-  return "usr_admin";
+  await tx.users.insert({ id: ADMIN_ID, name: "admin", isAdmin: true, createdAt: deps.now() });
+  return ADMIN_ID;
 }

@@ -44,6 +44,8 @@ export interface UserRepository {
   list(): Promise<User[]>;
   /** Disables (a time) or enables (null) the user; false when there is no such live user. */
   setDisabled(id: string, disabledAt: number | null): Promise<boolean>;
+  /** Makes a disabled or deleted user live again; false when there is no such row. */
+  restore(id: string): Promise<boolean>;
   /** Leaves a tombstone (the user's conversations keep their owner) and removes every key. */
   markDeleted(id: string, deletedAt: number): Promise<void>;
   insertApiKey(key: ApiKey): Promise<ApiKey>;

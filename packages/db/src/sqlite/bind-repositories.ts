@@ -25,6 +25,7 @@ export function bindRepositories({ read, write }: Executor, secrets: SecretRows)
       list: () => read((r) => r.users.list()),
       setDisabled: (id, disabledAt) => write((r) => r.users.setDisabled(id, disabledAt)),
       markDeleted: (id, deletedAt) => write((r) => r.users.markDeleted(id, deletedAt)),
+      restore: (id) => write((r) => r.users.restore(id)),
       insertApiKey: (key) => write((r) => r.users.insertApiKey(key)),
       listLiveKeys: (userId) => read((r) => r.users.listLiveKeys(userId)),
       revokeKey: (keyId, now) => write((r) => r.users.revokeKey(keyId, now)),

@@ -54,6 +54,13 @@ export function createUserRepository(db: Db) {
           .run().changes > 0
       );
     },
+    /** Makes a disabled or deleted user live again; false when there is no such row. */
+    restore(id: string): boolean {
+      return (
+        db.update(users).set({ disabledAt: null, deletedAt: null }).where(eq(users.id, id)).run()
+          .changes > 0
+      );
+    },
     /** Leaves a tombstone and removes every key of the user. */
     markDeleted(id: string, deletedAt: number): void {
       db.delete(apiKeys).where(eq(apiKeys.userId, id)).run();
