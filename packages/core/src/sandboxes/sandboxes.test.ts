@@ -101,6 +101,17 @@ describe("sandboxes.start", () => {
       alice.caller.sandboxes.start({ env: { "1_NOT_AN_IDENTIFIER": "x" } }),
       ["env"],
     );
+    // Size limits: at most 32 labels and 128 variables.
+    const many = (n: number, prefix: string) =>
+      Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, "x"]));
+    await expectValidationError(alice.caller.sandboxes.start({ labels: many(33, "l") }), [
+      "labels",
+    ]);
+    await expectValidationError(alice.caller.sandboxes.start({ env: many(129, "V") }), ["env"]);
+    await expectValidationError(
+      alice.caller.sandboxes.start({ env: { BIG: "x".repeat(32_769) } }),
+      ["env", "BIG"],
+    );
     await expectValidationError(alice.caller.sandboxes.start({ sandbox_spec_id: "" }), [
       "sandbox_spec_id",
     ]);
