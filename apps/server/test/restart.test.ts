@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { readEvents, waitForExecution } from "./agent";
-import { startTestServer, type TestServer } from "./harness";
+import { killAgentServer, startTestServer, type TestServer } from "./harness";
 
 let t: TestServer;
 beforeAll(async () => {
@@ -66,4 +66,73 @@ it("removes a labelled sandbox that has no record, at the next start", async () 
   expect(orphan.state).not.toBe("missing");
   await t.restart();
   expect((await t.runtime.inspect("sb_orphan_without_record")).state).toBe("missing");
+});
+
+it("relaunches acknowledged sandboxes that are gone after a restart, and keeps an acknowledged pause", async () => {
+  const running = (await t.api("POST", "/api/v1/app-conversations", { body: {} })).body;
+  const before = await t.api("POST", `/api/v1/app-conversations/${running.id}/send-message`, {
+    body: { ...message("before the restart"), run: false },
+  });
+  expect(before.status).toBe(200);
+  const paused = (await t.api("POST", "/api/v1/app-conversations", { body: {} })).body;
+  expect((await t.api("POST", `/api/v1/sandboxes/${paused.sandbox_id}/pause`)).status).toBe(200);
+  // Acknowledged (201) but not launched yet: what a control plane killed right after its answer
+  // leaves behind (the row, and the runtime's durable launch record where it keeps one).
+  const me = (await t.api("GET", "/api/v1/users/me")).body.id as string;
+  const deps = t.server.core.deps;
+  const now = Date.now();
+  const pending = await deps.repos.sandboxes.insert({
+    id: `sb_pending${now}`,
+    ownerId: me,
+    specId: "default",
+    runtime: t.runtime.kind,
+    status: "STARTING",
+    statusDetail: null,
+    sessionApiKey: "pending-session-key",
+    agentServerUrl: null,
+    labels: {},
+    env: {},
+    lastActivityAt: null,
+    createdAt: now,
+    updatedAt: now,
+  });
+  await t.runtime.register?.({
+    sandboxId: pending.id,
+    ownerId: me,
+    specId: "default",
+    sessionApiKey: pending.sessionApiKey,
+    env: {},
+    labels: {},
+  });
+  // The processes die while no control plane watches (its supervisor is stopped first).
+  t.server.core.supervisor.stop();
+  await killAgentServer(t, running.sandbox_id);
+  if (t.runtime.kind === "process") await killAgentServer(t, paused.sandbox_id);
+
+  await t.restart();
+
+  for (const id of [running.sandbox_id, pending.id]) {
+    const back = await t.waitForStatus(id, "RUNNING", undefined, 30_000);
+    expect(back.body.status_detail).toMatch(/^Restarted after a control-plane restart/);
+  }
+  // Relaunched from its workspace: the conversation and its events are still there.
+  const read = (await t.api("GET", `/api/v1/app-conversations/${running.id}`)).body;
+  const texts = JSON.stringify(await readEvents(read.conversation_url, read.session_api_key));
+  expect(texts).toContain("before the restart");
+  const after = await t.api("POST", `/api/v1/app-conversations/${running.id}/send-message`, {
+    body: { ...message("after the relaunch"), run: false },
+  });
+  expect(after.status).toBe(200);
+
+  // The pause holds; where its processes ended, resume relaunches it.
+  const stillPaused = (await t.api("GET", `/api/v1/sandboxes/${paused.sandbox_id}`)).body;
+  expect(stillPaused.status).toBe("PAUSED");
+  if (t.runtime.kind === "process")
+    expect(stillPaused.status_detail).toMatch(/resume relaunches it/);
+  const resumed = await t.api("POST", `/api/v1/sandboxes/${paused.sandbox_id}/resume`);
+  expect(resumed.body.status).toBe("RUNNING");
+  const sent = await t.api("POST", `/api/v1/app-conversations/${paused.id}/send-message`, {
+    body: { ...message("after the resume"), run: false },
+  });
+  expect(sent.status).toBe(200);
 });

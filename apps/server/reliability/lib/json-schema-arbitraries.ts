@@ -169,8 +169,15 @@ function structural(
     if (s.format === "uri") out.push(fc.constantFrom("not a url", "http//x", "://", "127.0.0.1"));
   }
   if (types.includes("integer") || types.includes("number")) {
-    if (s.minimum !== undefined) out.push(fc.integer({ min: -1e9, max: s.minimum - 1 }));
-    if (s.maximum !== undefined) out.push(fc.integer({ min: s.maximum + 1, max: 1e12 }));
+    // Bounds near the safe-integer limits (zod's int) leave no range: the first value past them.
+    if (s.minimum !== undefined) {
+      const max = s.minimum - 1;
+      out.push(max > -1e9 ? fc.integer({ min: -1e9, max }) : fc.constant(max));
+    }
+    if (s.maximum !== undefined) {
+      const min = s.maximum + 1;
+      out.push(min < 1e12 ? fc.integer({ min, max: 1e12 }) : fc.constant(min));
+    }
     if (types.includes("integer") && !types.includes("number")) {
       out.push(valueOfType("number"));
     }
