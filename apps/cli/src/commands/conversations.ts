@@ -46,7 +46,7 @@ async function listConversations(ctx: CommandContext, options: ListOptions) {
   const items: AppConversation[] = [];
   let pageId: string | undefined;
   do {
-    const page = await client.conversations.list.query({
+    const page = await client.conversations.search.query({
       sandbox_id: options.sandbox,
       archived: options.archived === undefined ? undefined : options.archived ? "true" : "false",
       title__contains: options.title,
@@ -90,7 +90,7 @@ export function registerConversations(program: Command, ctx: CommandContext): vo
     .option("--json", "print JSON, including the agent server's session key (for scripts)")
     .action(async (options: CreateOptions) => {
       const client = ctx.session.client();
-      let conversation = await client.conversations.create.mutate({
+      let conversation: AppConversation = await client.conversations.create.mutate({
         sandbox_id: options.sandbox,
         sandbox_spec_id: options.spec,
         title: options.title,

@@ -121,14 +121,77 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List conversations */
+    /**
+     * List conversations, or read a batch of them by id
+     * @description Without `ids`: a page of your conversations (filters, `sort_order`, paging). With `ids` (OpenHands' batch read, `ids=a&ids=b`): an array aligned with `ids`, each conversation as `GET /app-conversations/{id}` reads it, null where one is unknown or not yours.
+     */
     get: operations["search_app_conversations_api_v1_app_conversations_get"];
     put?: never;
     /**
      * Create a conversation
-     * @description Starts a sandbox (or uses `sandbox_id`), waits until it is RUNNING and the conversation exists on its agent server, delivers `initial_message`, and returns the conversation.
+     * @description Starts a sandbox (or uses `sandbox_id`), waits until it is RUNNING and the conversation exists on its agent server, delivers `initial_message` (which runs the agent unless it says `run: false`), and returns the conversation. The answer is also the conversation's start task (`status: READY`, id = conversation id), as OpenHands clients expect; a failed create answers the error and leaves the task in ERROR (`details.start_task_id`), readable at `GET /app-conversations/start-tasks?ids=`.
      */
     post: operations["start_app_conversation_api_v1_app_conversations_post"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/app-conversations/stream-start": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Create a conversation, answering every state of its start task
+     * @description The same create as `POST /app-conversations`, answered (200) with the JSON array of every state its start task took, ending in READY or ERROR. OpenHands streams the array while it grows; here it is sent whole once the create has finished.
+     */
+    post: operations["stream_app_conversation_start_api_v1_app_conversations_stream_start_post"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/app-conversations/search": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Search conversations
+     * @description OpenHands' search: the same filters and page as `GET /app-conversations` (`sandbox_id__eq`, `created_at__gte`, ... and `sort_order`, default CREATED_AT_DESC).
+     */
+    get: operations["search_app_conversations_api_v1_app_conversations_search_get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/app-conversations/count": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Count conversations
+     * @description How many of your conversations the search's filters match.
+     */
+    get: operations["count_app_conversations_api_v1_app_conversations_count_get"];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -152,6 +215,30 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/app-conversations/{conversation_id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Delete a conversation
+     * @description Removes the conversation and its stored events. Its sandbox is deleted too when this conversation started it and no other live conversation is in it; otherwise the sandbox stays and its agent server forgets the conversation.
+     */
+    delete: operations["delete_app_conversation_api_v1_app_conversations__conversation_id__delete"];
+    options?: never;
+    head?: never;
+    /**
+     * Rename a conversation or change its OpenHands fields
+     * @description Only the fields present change; `null` clears one. Answers the conversation as read afterwards.
+     */
+    patch: operations["update_app_conversation_api_v1_app_conversations__conversation_id__patch"];
+    trace?: never;
+  };
   "/api/v1/app-conversations/{conversation_id}/send-message": {
     parameters: {
       query?: never;
@@ -166,6 +253,60 @@ export interface paths {
      * @description Thin proxy: forwards the body unchanged to the conversation's agent server. Custom processing belongs in webhooks.
      */
     post: operations["send_message_to_conversation_api_v1_app_conversations__conversation_id__send_message_post"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/app-conversations/start-tasks": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Read start tasks by id
+     * @description An array aligned with `ids` (`ids=a&ids=b`), null where a task is unknown or not yours. A task's id is the id of the conversation it creates.
+     */
+    get: operations["batch_get_app_conversation_start_tasks_api_v1_app_conversations_start_tasks_get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/app-conversations/start-tasks/search": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Search start tasks */
+    get: operations["search_app_conversation_start_tasks_api_v1_app_conversations_start_tasks_search_get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/app-conversations/start-tasks/count": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Count start tasks */
+    get: operations["count_app_conversation_start_tasks_api_v1_app_conversations_start_tasks_count_get"];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -192,6 +333,43 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/conversation/{conversation_id}/events/search": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Search a conversation's events (OpenHands' path)
+     * @description The same stored events as `GET /app-conversations/{id}/events`, at the path and with the parameters OpenHands' clients use: `kind__eq`, `timestamp__gte`, `timestamp__lt`, `sort_order`, `page_id`, `limit`.
+     */
+    get: operations["search_events_api_v1_conversation__conversation_id__events_search_get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/conversation/{conversation_id}/events/count": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Count a conversation's events */
+    get: operations["count_events_api_v1_conversation__conversation_id__events_count_get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/webhooks": {
     parameters: {
       query?: never;
@@ -204,7 +382,7 @@ export interface paths {
     put?: never;
     /**
      * Register a webhook
-     * @description Events of the caller's conversations and sandboxes are POSTed to `url`, signed with `secret` (X-Sandbox-Server-Signature: sha256=HMAC of `<timestamp>.<body>`). The secret is shown only in this answer.
+     * @description Events of the caller's conversations and sandboxes are POSTed to `url`, signed with `secret` (X-Sandbox-Server-Signature: sha256=HMAC of `<timestamp>.<body>`). The secret is shown only in this answer. Credentials in `url` (`user:password@`) are sent as HTTP Basic authentication and shown as `***`. A `url` whose host is or resolves to a loopback, private, link-local, carrier-grade NAT, multicast, unspecified, broadcast, reserved or cloud-metadata address is refused with 422 (private networks are allowed when the server runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true, except the control plane itself, sandboxes' agent servers and metadata addresses); every connection is checked again.
      */
     post: operations["create_webhook_api_v1_webhooks_post"];
     delete?: never;
@@ -401,6 +579,26 @@ export interface components {
     /** @enum {string} */
     SandboxStatus: "STARTING" | "RUNNING" | "PAUSED" | "STOPPING" | "ERROR";
     /** @enum {string} */
+    EventKind:
+      | "MessageEvent"
+      | "ActionEvent"
+      | "ObservationEvent"
+      | "AgentErrorEvent"
+      | "UserRejectObservation"
+      | "SystemPromptEvent"
+      | "ConversationStateUpdateEvent"
+      | "ConversationErrorEvent"
+      | "PauseEvent"
+      | "InterruptEvent"
+      | "Condensation"
+      | "CondensationRequest"
+      | "CondensationSummaryEvent"
+      | "HookExecutionEvent"
+      | "LLMCompletionLogEvent"
+      | "TokenEvent"
+      | "StreamingDeltaEvent"
+      | "ACPToolCallEvent";
+    /** @enum {string} */
     WebhookEventKind:
       | "MessageEvent"
       | "ActionEvent"
@@ -463,11 +661,11 @@ export interface components {
       /** @description UTC ISO 8601 timestamp */
       created_at: string;
     };
-    AppConversation: {
+    StartedAppConversation: {
       id: string;
       sandbox_id: string;
-      /** @description null once the sandbox no longer exists */
-      sandbox_status: components["schemas"]["SandboxStatus"] | null;
+      /** @description MISSING once the sandbox no longer exists (the conversation is then archived) */
+      sandbox_status: components["schemas"]["ConversationSandboxStatus"];
       title: string | null;
       created_by_user_id: string;
       /** @description UTC ISO 8601 timestamp */
@@ -498,10 +696,133 @@ export interface components {
       metadata: {
         [key: string]: string;
       };
+      /** @description The same map as `metadata` */
+      tags: {
+        [key: string]: string;
+      };
+      /** @description Always "openhands" (the agent itself is in `agent`) */
+      agent_kind: string;
+      llm_model: string | null;
+      selected_repository: string | null;
+      selected_branch: string | null;
+      git_provider: string | null;
+      trigger: string | null;
+      pr_number: number[];
+      public: boolean | null;
+      parent_conversation_id: string | null;
+      /** @description Always empty (not tracked) */
+      sub_conversation_ids: string[];
+      /** @description Always null (not tracked) */
+      metrics: {
+        [key: string]: unknown;
+      } | null;
+      status: components["schemas"]["AppConversationStartTaskStatus"];
+      /** @description Why it is in ERROR */
+      detail: string | null;
+      /** @description Set once READY */
+      app_conversation_id: string | null;
+      agent_server_url: string | null;
+      /** @description The create request as accepted */
+      request: {
+        [key: string]: unknown;
+      };
     };
+    /** @enum {string} */
+    ConversationSandboxStatus: "STARTING" | "RUNNING" | "PAUSED" | "STOPPING" | "ERROR" | "MISSING";
+    /** @enum {string} */
+    AppConversationStartTaskStatus:
+      | "WORKING"
+      | "WAITING_FOR_SANDBOX"
+      | "PREPARING_REPOSITORY"
+      | "RUNNING_SETUP_SCRIPT"
+      | "SETTING_UP_GIT_HOOKS"
+      | "SETTING_UP_SKILLS"
+      | "STARTING_CONVERSATION"
+      | "READY"
+      | "ERROR";
     AppConversationPage: {
       items: components["schemas"]["AppConversation"][];
       next_page_id: string | null;
+    };
+    AppConversation: {
+      id: string;
+      sandbox_id: string;
+      /** @description MISSING once the sandbox no longer exists (the conversation is then archived) */
+      sandbox_status: components["schemas"]["ConversationSandboxStatus"];
+      title: string | null;
+      created_by_user_id: string;
+      /** @description UTC ISO 8601 timestamp */
+      created_at: string;
+      /** @description UTC ISO 8601 timestamp */
+      updated_at: string;
+      /** @description true once its sandbox no longer exists */
+      archived: boolean;
+      /** @description From the agent server; null when unknown */
+      execution_status:
+        | (
+            | "idle"
+            | "running"
+            | "paused"
+            | "waiting_for_confirmation"
+            | "finished"
+            | "error"
+            | "stuck"
+          )
+        | null;
+      /** @description {agent_server_url}/api/conversations/{id}; null unless the sandbox is RUNNING */
+      conversation_url: string | null;
+      /** @description X-Session-API-Key for conversation_url */
+      session_api_key: string | null;
+      agent: {
+        [key: string]: unknown;
+      };
+      metadata: {
+        [key: string]: string;
+      };
+      /** @description The same map as `metadata` */
+      tags: {
+        [key: string]: string;
+      };
+      /** @description Always "openhands" (the agent itself is in `agent`) */
+      agent_kind: string;
+      llm_model: string | null;
+      selected_repository: string | null;
+      selected_branch: string | null;
+      git_provider: string | null;
+      trigger: string | null;
+      pr_number: number[];
+      public: boolean | null;
+      parent_conversation_id: string | null;
+      /** @description Always empty (not tracked) */
+      sub_conversation_ids: string[];
+      /** @description Always null (not tracked) */
+      metrics: {
+        [key: string]: unknown;
+      } | null;
+    };
+    AppConversationBatch: (components["schemas"]["AppConversation"] | null)[];
+    AppConversationStartTask: {
+      /** @description The id of the conversation it creates */
+      id: string;
+      created_by_user_id: string;
+      status: components["schemas"]["AppConversationStartTaskStatus"];
+      /** @description Why it is in ERROR */
+      detail: string | null;
+      /** @description Set once READY */
+      app_conversation_id: string | null;
+      sandbox_id: string | null;
+      agent_server_url: string | null;
+      /** @description The create request as accepted */
+      request: {
+        [key: string]: unknown;
+      };
+      /** @description UTC ISO 8601 timestamp */
+      created_at: string;
+      /** @description UTC ISO 8601 timestamp */
+      updated_at: string;
+    };
+    Success: {
+      success: boolean;
     };
     AppSendMessageResponse: {
       /** @description Whether the message was sent to the agent */
@@ -509,6 +830,11 @@ export interface components {
       /** @description Sandbox status after the operation */
       sandbox_status: components["schemas"]["SandboxStatus"];
       message?: string | null;
+    };
+    AppConversationStartTaskBatch: (components["schemas"]["AppConversationStartTask"] | null)[];
+    AppConversationStartTaskPage: {
+      items: components["schemas"]["AppConversationStartTask"][];
+      next_page_id: string | null;
     };
     ConversationEventPage: {
       items: components["schemas"]["ConversationEvent"][];
@@ -527,6 +853,7 @@ export interface components {
     };
     CreatedWebhook: {
       id: string;
+      /** @description The URL; a password in it is shown as *** */
       url: string;
       /** @description null: every kind */
       events: string[] | null;
@@ -542,6 +869,7 @@ export interface components {
     };
     Webhook: {
       id: string;
+      /** @description The URL; a password in it is shown as *** */
       url: string;
       /** @description null: every kind */
       events: string[] | null;
@@ -562,7 +890,22 @@ export interface components {
       status: components["schemas"]["WebhookDeliveryStatus"];
       attempts: number;
       last_status_code: number | null;
-      last_error: string | null;
+      /** @description Why the last attempt failed, as a category; the status code is last_status_code */
+      last_error:
+        | (
+            | "destination_refused"
+            | "dns_failed"
+            | "connect_refused"
+            | "connection_reset"
+            | "timeout"
+            | "tls_error"
+            | "network_error"
+            | "http_3xx"
+            | "http_4xx"
+            | "http_5xx"
+            | "http_error"
+          )
+        | null;
       /** @description When the next attempt is due; null unless pending */
       next_attempt_at: string | null;
       /** @description UTC ISO 8601 timestamp */
@@ -621,6 +964,8 @@ export interface components {
       /** @description Stable machine-readable code, e.g. SANDBOX_NOT_RUNNING */
       code: string;
       message: string;
+      /** @description The message as one string, validation issues (`path: message`) after it; what OpenHands clients show */
+      detail: string;
       issues?: {
         path?: (string | number)[];
         message?: string;
@@ -1104,12 +1449,25 @@ export interface operations {
   search_app_conversations_api_v1_app_conversations_get: {
     parameters: {
       query?: {
-        limit?: number;
-        page_id?: string;
         sandbox_id?: string;
+        sandbox_id__eq?: string;
         archived?: "true" | "false";
         title__contains?: string;
-        sort_order?: "CREATED_AT" | "CREATED_AT_DESC" | "UPDATED_AT" | "UPDATED_AT_DESC";
+        created_at__gte?: string;
+        created_at__lt?: string;
+        updated_at__gte?: string;
+        updated_at__lt?: string;
+        include_sub_conversations?: "true" | "false";
+        limit?: number;
+        page_id?: string;
+        sort_order?:
+          | "CREATED_AT"
+          | "CREATED_AT_DESC"
+          | "UPDATED_AT"
+          | "UPDATED_AT_DESC"
+          | "TITLE"
+          | "TITLE_DESC";
+        ids?: string[];
       };
       header?: never;
       path?: never;
@@ -1123,7 +1481,9 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["AppConversationPage"];
+          "application/json":
+            | components["schemas"]["AppConversationPage"]
+            | components["schemas"]["AppConversationBatch"];
         };
       };
       /** @description Missing or invalid API key */
@@ -1157,40 +1517,46 @@ export interface operations {
       content: {
         "application/json": {
           /** @description Add to this sandbox instead of starting one */
-          sandbox_id?: string;
-          sandbox_spec_id?: string;
-          title?: string;
+          sandbox_id?: string | null;
+          sandbox_spec_id?: string | null;
+          /** @description The new conversation's id (default: new) */
+          conversation_id?: string | null;
+          title?: string | null;
           /** @description Default {"kind":"shell"} */
           agent?:
-            | ({
-                /** @constant */
-                kind: "shell";
-              } & {
-                [key: string]: unknown;
-              })
-            | ({
-                /** @constant */
-                kind: "llm";
-                model: string;
-                /** Format: uri */
-                base_url?: string;
-              } & {
-                [key: string]: unknown;
-              })
-            | ({
-                /** @constant */
-                kind: "Agent";
-                llm: {
-                  model: string;
-                  api_key?: string | null;
-                  base_url?: string | null;
-                } & {
-                  [key: string]: unknown;
-                };
-                tools?: unknown[];
-              } & {
-                [key: string]: unknown;
-              });
+            | (
+                | ({
+                    /** @constant */
+                    kind: "shell";
+                  } & {
+                    [key: string]: unknown;
+                  })
+                | ({
+                    /** @constant */
+                    kind: "llm";
+                    model: string;
+                    /** Format: uri */
+                    base_url?: string;
+                  } & {
+                    [key: string]: unknown;
+                  })
+                | ({
+                    /** @constant */
+                    kind: "Agent";
+                    llm: {
+                      model: string;
+                      api_key?: string | null;
+                      base_url?: string | null;
+                    } & {
+                      [key: string]: unknown;
+                    };
+                    tools?: unknown[];
+                  } & {
+                    [key: string]: unknown;
+                  })
+              )
+            | null;
+          /** @description Delivered when the conversation starts; it runs the agent unless it says run: false */
           initial_message?: {
             /** @constant */
             role?: "user";
@@ -1216,10 +1582,18 @@ export interface operations {
                   cache_prompt?: boolean;
                 };
             run?: boolean;
-          };
+          } | null;
           metadata?: {
             [key: string]: string;
-          };
+          } | null;
+          parent_conversation_id?: string | null;
+          selected_repository?: string | null;
+          selected_branch?: string | null;
+          git_provider?: string | null;
+          trigger?: string | null;
+          llm_model?: string | null;
+          pr_number?: number[] | null;
+          public?: boolean | null;
         };
       };
     };
@@ -1230,7 +1604,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["AppConversation"];
+          "application/json": components["schemas"]["StartedAppConversation"];
         };
       };
       /** @description Missing or invalid API key */
@@ -1307,11 +1681,274 @@ export interface operations {
       };
     };
   };
+  stream_app_conversation_start_api_v1_app_conversations_stream_start_post: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description Add to this sandbox instead of starting one */
+          sandbox_id?: string | null;
+          sandbox_spec_id?: string | null;
+          /** @description The new conversation's id (default: new) */
+          conversation_id?: string | null;
+          title?: string | null;
+          /** @description Default {"kind":"shell"} */
+          agent?:
+            | (
+                | ({
+                    /** @constant */
+                    kind: "shell";
+                  } & {
+                    [key: string]: unknown;
+                  })
+                | ({
+                    /** @constant */
+                    kind: "llm";
+                    model: string;
+                    /** Format: uri */
+                    base_url?: string;
+                  } & {
+                    [key: string]: unknown;
+                  })
+                | ({
+                    /** @constant */
+                    kind: "Agent";
+                    llm: {
+                      model: string;
+                      api_key?: string | null;
+                      base_url?: string | null;
+                    } & {
+                      [key: string]: unknown;
+                    };
+                    tools?: unknown[];
+                  } & {
+                    [key: string]: unknown;
+                  })
+              )
+            | null;
+          /** @description Delivered when the conversation starts; it runs the agent unless it says run: false */
+          initial_message?: {
+            /** @constant */
+            role?: "user";
+            content:
+              | (
+                  | {
+                      /** @constant */
+                      type: "text";
+                      text: string;
+                      cache_prompt?: boolean;
+                    }
+                  | {
+                      /** @constant */
+                      type: "image";
+                      image_urls: string[];
+                      cache_prompt?: boolean;
+                    }
+                )[]
+              | {
+                  /** @constant */
+                  type: "text";
+                  text: string;
+                  cache_prompt?: boolean;
+                };
+            run?: boolean;
+          } | null;
+          metadata?: {
+            [key: string]: string;
+          } | null;
+          parent_conversation_id?: string | null;
+          selected_repository?: string | null;
+          selected_branch?: string | null;
+          git_provider?: string | null;
+          trigger?: string | null;
+          llm_model?: string | null;
+          pr_number?: number[] | null;
+          public?: boolean | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppConversationStartTask"][];
+        };
+      };
+      /** @description Missing or invalid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict with the sandbox's current status */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body is not uncompressed JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  search_app_conversations_api_v1_app_conversations_search_get: {
+    parameters: {
+      query?: {
+        sandbox_id?: string;
+        sandbox_id__eq?: string;
+        archived?: "true" | "false";
+        title__contains?: string;
+        created_at__gte?: string;
+        created_at__lt?: string;
+        updated_at__gte?: string;
+        updated_at__lt?: string;
+        include_sub_conversations?: "true" | "false";
+        limit?: number;
+        page_id?: string;
+        sort_order?:
+          | "CREATED_AT"
+          | "CREATED_AT_DESC"
+          | "UPDATED_AT"
+          | "UPDATED_AT_DESC"
+          | "TITLE"
+          | "TITLE_DESC";
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppConversationPage"];
+        };
+      };
+      /** @description Missing or invalid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  count_app_conversations_api_v1_app_conversations_count_get: {
+    parameters: {
+      query?: {
+        sandbox_id?: string;
+        sandbox_id__eq?: string;
+        archived?: "true" | "false";
+        title__contains?: string;
+        created_at__gte?: string;
+        created_at__lt?: string;
+        updated_at__gte?: string;
+        updated_at__lt?: string;
+        include_sub_conversations?: "true" | "false";
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": number;
+        };
+      };
+      /** @description Missing or invalid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   get_app_conversation_api_v1_app_conversations__id__get: {
     parameters: {
       query?: never;
       header?: never;
       path: {
+        /** @description UUID, with or without dashes */
         id: string;
       };
       cookie?: never;
@@ -1356,11 +1993,158 @@ export interface operations {
       };
     };
   };
+  delete_app_conversation_api_v1_app_conversations__conversation_id__delete: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description UUID, with or without dashes */
+        conversation_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Success"];
+        };
+      };
+      /** @description Missing or invalid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict with the sandbox's current status */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Sandbox or agent server unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  update_app_conversation_api_v1_app_conversations__conversation_id__patch: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description UUID, with or without dashes */
+        conversation_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          title?: string | null;
+          public?: boolean | null;
+          selected_repository?: string | null;
+          selected_branch?: string | null;
+          git_provider?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppConversation"];
+        };
+      };
+      /** @description Missing or invalid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body is not uncompressed JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   send_message_to_conversation_api_v1_app_conversations__conversation_id__send_message_post: {
     parameters: {
       query?: never;
       header?: never;
       path: {
+        /** @description UUID, with or without dashes */
         conversation_id: string;
       };
       cookie?: never;
@@ -1479,16 +2263,146 @@ export interface operations {
       };
     };
   };
+  batch_get_app_conversation_start_tasks_api_v1_app_conversations_start_tasks_get: {
+    parameters: {
+      query?: {
+        /** @description Repeat the key: ids=a&ids=b */
+        ids?: string[];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppConversationStartTaskBatch"];
+        };
+      };
+      /** @description Missing or invalid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  search_app_conversation_start_tasks_api_v1_app_conversations_start_tasks_search_get: {
+    parameters: {
+      query?: {
+        conversation_id__eq?: string;
+        created_at__gte?: string;
+        limit?: number;
+        page_id?: string;
+        sort_order?: "CREATED_AT" | "CREATED_AT_DESC" | "UPDATED_AT" | "UPDATED_AT_DESC";
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["AppConversationStartTaskPage"];
+        };
+      };
+      /** @description Missing or invalid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  count_app_conversation_start_tasks_api_v1_app_conversations_start_tasks_count_get: {
+    parameters: {
+      query?: {
+        conversation_id__eq?: string;
+        created_at__gte?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": number;
+        };
+      };
+      /** @description Missing or invalid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   search_app_conversation_events_api_v1_app_conversations__id__events_get: {
     parameters: {
       query?: {
         limit?: number;
         page_id?: string;
+        kind__eq?: components["schemas"]["EventKind"];
+        timestamp__gte?: string;
+        timestamp__lt?: string;
         kind?: string;
         sort_order?: "TIMESTAMP" | "TIMESTAMP_DESC";
       };
       header?: never;
       path: {
+        /** @description UUID, with or without dashes */
         id: string;
       };
       cookie?: never;
@@ -1502,6 +2416,117 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ConversationEventPage"];
+        };
+      };
+      /** @description Missing or invalid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  search_events_api_v1_conversation__conversation_id__events_search_get: {
+    parameters: {
+      query?: {
+        limit?: number;
+        page_id?: string;
+        kind__eq?: components["schemas"]["EventKind"];
+        timestamp__gte?: string;
+        timestamp__lt?: string;
+        sort_order?: "TIMESTAMP" | "TIMESTAMP_DESC";
+      };
+      header?: never;
+      path: {
+        /** @description UUID, with or without dashes */
+        conversation_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ConversationEventPage"];
+        };
+      };
+      /** @description Missing or invalid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  count_events_api_v1_conversation__conversation_id__events_count_get: {
+    parameters: {
+      query?: {
+        kind__eq?: components["schemas"]["EventKind"];
+        timestamp__gte?: string;
+        timestamp__lt?: string;
+      };
+      header?: never;
+      path: {
+        /** @description UUID, with or without dashes */
+        conversation_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": number;
         };
       };
       /** @description Missing or invalid API key */
@@ -1588,10 +2613,7 @@ export interface operations {
           url: string;
           /** @description Deliver only these kinds; every kind when absent */
           events?: components["schemas"]["WebhookEventKind"][];
-          /**
-           * Format: uuid
-           * @description Deliver only this conversation's events and its sandbox's lifecycle events
-           */
+          /** @description Deliver only this conversation's events and its sandbox's lifecycle events */
           conversation_id?: string;
           /** @description HMAC-SHA256 key for signatures; generated when absent */
           secret?: string;
