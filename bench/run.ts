@@ -12,6 +12,9 @@
  * commit) instead of apps/server/dist/server.js and apps/agent-server/dist/agent-server.js.
  */
 
+import { execFileSync } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { agentServer } from "./figures/agent-server";
 import { density } from "./figures/density";
@@ -23,6 +26,7 @@ import { readThroughput } from "./figures/read-throughput";
 import { sandboxStart } from "./figures/sandbox-start";
 import { warmPool } from "./figures/warm-pool";
 import { webhookFairness } from "./figures/webhook-fairness";
+import { agentServerEntry, serverBundle } from "./lib/control-plane";
 import { DOCKER_IMAGE, dockerUnavailable } from "./lib/docker";
 import type { BenchContext, FigureResult } from "./lib/figure";
 import { describeMachine, updateReadme, writeResults } from "./lib/report";
@@ -36,6 +40,8 @@ interface Entry {
   run: (ctx: BenchContext) => Promise<FigureResult>;
   needsWrk?: boolean;
 }
+
+const repoRoot = fileURLToPath(new URL("..", import.meta.url));
 
 const FIGURES: Entry[] = [
   { name: "proxy", key: "proxy_overhead", run: proxyOverhead, needsWrk: true },
@@ -115,6 +121,11 @@ const { file, table, notes } = writeResults(
     machine,
     node: process.version,
     load_generator: wrkMissing() ? null : wrkVersion(),
+    measured: {
+      commit: gitHead(),
+      server_bundle: shown(serverBundle),
+      agent_server_bundle: shown(agentServerEntry),
+    },
     runtimes: { process: "measured", docker: dockerSkip ?? `measured (${DOCKER_IMAGE})` },
     last_run: {
       figures: selected.map((f) => f.name),
@@ -126,3 +137,22 @@ const { file, table, notes } = writeResults(
 );
 await updateReadme(date, machine, file, table, notes);
 log(`wrote ${file} and the README table`);
+
+/** A bundle's path: relative to the checkout when it is inside it. */
+function shown(file: string): string {
+  const relative = path.relative(repoRoot, file);
+  return relative.startsWith("..") ? file : relative;
+}
+
+/** The checkout's commit, with "+changes" when its working tree differs from it. */
+function gitHead(): string | null {
+  try {
+    const head = execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim();
+    const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], {
+      encoding: "utf8",
+    }).trim();
+    return dirty ? `${head}+changes` : head;
+  } catch {
+    return null;
+  }
+}
