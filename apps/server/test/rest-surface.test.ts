@@ -103,7 +103,25 @@ describe("every procedure is served at its REST path with its success status", (
     const id = { id: sandbox.id };
     await expectOk("GET /sandboxes/search", { query: "?label=suite%3Drest" });
     await expectOk("GET /sandboxes/{id}", { params: id });
-    await t.waitForStatus(sandbox.id, "RUNNING");
+    await expectOk("GET /sandboxes", { query: `?id=${sandbox.id}` });
+    const running = (await t.waitForStatus(sandbox.id, "RUNNING")).body;
+    // Sandbox-scoped: the sandbox's session key, no API key.
+    for (const [operation, params] of [
+      ["GET /sandboxes/{id}/settings/secrets", id],
+      ["GET /sandboxes/{id}/settings/secrets/{secret_name}", { ...id, secret_name: "X" }],
+    ] as const) {
+      let path = operation.split(" ")[1] ?? "";
+      for (const [name, value] of Object.entries(params)) path = path.replace(`{${name}}`, value);
+      const res = await call("GET", `/api/v1${path}`, {
+        key: null,
+        headers: { "x-session-api-key": running.session_api_key },
+      });
+      // The list answers its success; no secret exists, so a name is 404 past the same check.
+      expect(res.status, operation).toBe(path.endsWith("/X") ? 404 : successOf.get(operation));
+      covered.add(operation);
+    }
+    await expectOk("GET /settings");
+    await expectOk("GET /web-client/config");
 
     const conversation = await expectOk("POST /app-conversations", {
       body: { sandbox_id: sandbox.id },
@@ -147,6 +165,8 @@ describe("every procedure is served at its REST path with its success status", (
     await expectOk("POST /sandboxes/{id}/pause", { params: id });
     await expectOk("POST /sandboxes/{id}/resume", { params: id });
     await expectOk("DELETE /sandboxes/{id}", { params: id });
+    const another = await expectOk("POST /sandboxes", { query: "?sandbox_spec_id=default" });
+    await expectOk("DELETE /sandboxes", { query: `?sandbox_id=${another.id}` });
     await expectOk("DELETE /users/{id}", { params: userId });
 
     expect([...covered].sort()).toEqual([...successOf.keys()].sort());
@@ -238,7 +258,7 @@ describe("path parameters, query strings and bodies", () => {
     expect(unknown.body).toEqual({ code: "NOT_FOUND", message: "Not found", detail: "Not found" });
     const put = await call("PUT", "/api/v1/sandboxes", { body: {} });
     expect(put.status).toBe(405);
-    expect(put.headers.get("allow")).toBe("POST");
+    expect(put.headers.get("allow")).toBe("GET, POST, DELETE, HEAD");
     expect(put.body.code).toBe("METHOD_NOT_ALLOWED");
     const post = await call("POST", `/api/v1/app-conversations/${conversationId}`);
     expect(post.status).toBe(405);

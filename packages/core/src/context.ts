@@ -12,6 +12,8 @@ export interface Context {
   apiKeyHash: string | null;
   /** The exact request body bytes (REST); send-message forwards them unchanged. */
   rawBody: Buffer | undefined;
+  /** `X-Session-API-Key` as presented: a sandbox's own key (sandbox-scoped routes check it). */
+  sessionApiKey: string | null;
 }
 
 export interface ContextInput {
@@ -19,6 +21,7 @@ export interface ContextInput {
   apiKey: string | null;
   requestId?: string;
   rawBody?: Buffer | undefined;
+  sessionApiKey?: string | null;
 }
 
 /** Transport-agnostic context: used by the express adapters and by `createCaller` in tests. */
@@ -33,6 +36,7 @@ export async function createContextInner(input: ContextInput): Promise<Context> 
     log: input.deps.log.child({ requestId }),
     requestId,
     rawBody: input.rawBody,
+    sessionApiKey: input.sessionApiKey ?? null,
   };
 }
 
@@ -44,5 +48,11 @@ export function apiKeyFromHeaders(headers: Record<string, string | string[] | un
     if (match?.[1]) return match[1];
   }
   const header = headers["x-api-key"];
+  return typeof header === "string" && header.length > 0 ? header : null;
+}
+
+/** The `X-Session-API-Key` header, if one non-empty value was sent. */
+export function sessionKeyFromHeaders(headers: Record<string, string | string[] | undefined>) {
+  const header = headers["x-session-api-key"];
   return typeof header === "string" && header.length > 0 ? header : null;
 }

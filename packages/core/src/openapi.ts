@@ -93,9 +93,13 @@ export function createOpenApiDocument(
     },
   });
   const successByOperation = new Map<string, number>();
+  const bodyQueryByOperation = new Map<string, string[]>();
   for (const meta of procedureMetas().values()) {
     if (meta.openapi?.operationId && meta.successStatus) {
       successByOperation.set(meta.openapi.operationId, meta.successStatus);
+    }
+    if (meta.openapi?.operationId && meta.bodyQuery) {
+      bodyQueryByOperation.set(meta.openapi.operationId, meta.bodyQuery);
     }
   }
   // trpc-to-openapi adds its own error shapes (`error.NOT_FOUND`, ...); every error response below
@@ -111,6 +115,19 @@ export function createOpenApiDocument(
     for (const method of ["get", "post", "put", "patch", "delete"] as const) {
       const operation = item?.[method];
       if (!operation?.responses) continue;
+      const bodyQuery = operation.operationId && bodyQueryByOperation.get(operation.operationId);
+      if (bodyQuery) {
+        operation.parameters = [
+          ...(operation.parameters ?? []),
+          ...bodyQuery.map((name) => ({
+            name,
+            in: "query" as const,
+            required: false,
+            schema: { type: "string" as const },
+            description: `Also accepted in the body; both given must agree`,
+          })),
+        ];
+      }
       const success = operation.operationId && successByOperation.get(operation.operationId);
       const ok = String(HttpStatus.OK);
       if (success && operation.responses[ok]) {

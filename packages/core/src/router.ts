@@ -2,6 +2,7 @@ import { conversationsRouter } from "./conversations/router";
 import { eventsRouter } from "./events/router";
 import { sandboxSpecsRouter } from "./sandbox-specs/router";
 import { sandboxesRouter } from "./sandboxes/router";
+import { settingsRouter } from "./settings/router";
 import { router } from "./trpc";
 import { usersRouter } from "./users/router";
 import { webhooksRouter } from "./webhooks/router";
@@ -13,6 +14,7 @@ export const appRouter = router({
   events: eventsRouter,
   webhooks: webhooksRouter,
   users: usersRouter,
+  settings: settingsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -8,6 +8,11 @@ import { AppError, errorCodes } from "./errors";
 export type Meta = OpenApiMeta<{
   /** HTTP status of a successful REST call (201 for creates); 200 when absent. */
   successStatus?: number;
+  /**
+   * Query parameters a body method (POST/PUT/PATCH) also takes, beside its JSON body (OpenHands'
+   * `POST /sandboxes?sandbox_spec_id=`). Other methods take their whole input from the query.
+   */
+  bodyQuery?: string[];
 }>;
 
 const t = initTRPC

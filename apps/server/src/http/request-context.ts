@@ -3,6 +3,7 @@ import {
   type Context,
   type Core,
   createContextInner,
+  sessionKeyFromHeaders,
 } from "@sandbox-server/core";
 import type { Request } from "express";
 
@@ -13,5 +14,6 @@ export async function contextFor(core: Core, req: Request, rawBody?: Buffer): Pr
     apiKey: apiKeyFromHeaders(req.headers),
     requestId: req.id,
     rawBody,
+    sessionApiKey: sessionKeyFromHeaders(req.headers),
   });
 }

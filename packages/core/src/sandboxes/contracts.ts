@@ -7,7 +7,15 @@ export const sandboxStatuses = ["STARTING", "RUNNING", "PAUSED", "STOPPING", "ER
 export const SandboxStatus = z.enum(sandboxStatuses).meta({ id: "SandboxStatus" });
 export type SandboxStatus = z.infer<typeof SandboxStatus>;
 
-export const ExposedUrl = z.object({ name: z.string(), url: z.string(), port: z.number().int() });
+export const ExposedUrl = z
+  .object({
+    name: z
+      .string()
+      .describe("`AGENT_SERVER` (the agent server's base URL); our specs expose nothing else"),
+    url: z.string(),
+    port: z.number().int(),
+  })
+  .meta({ id: "ExposedUrl" });
 
 export const Sandbox = z
   .object({
@@ -38,13 +46,44 @@ export const SearchSandboxesInput = z.object({
 });
 
 export const StartSandboxInput = z.object({
-  sandbox_spec_id: z.string().min(1).max(64).optional(),
+  sandbox_spec_id: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe("In the body or the query (`POST /sandboxes?sandbox_spec_id=`)"),
   labels: Labels.optional(),
   env: EnvVars.optional(),
 });
 export type StartSandboxInput = z.infer<typeof StartSandboxInput>;
 
 export const SandboxIdInput = z.object({ id: SandboxId });
+
+/** At most this many ids in one batch read. */
+export const MAX_BATCH_SANDBOXES = 100;
+
+/** `id=a&id=b` (a single `id=a` arrives as a string): the ids of a batch read. */
+export const BatchSandboxesInput = z.object({
+  id: z
+    .preprocess(
+      (value) => (typeof value === "string" ? [value] : value),
+      z
+        .array(SandboxId)
+        .min(1, "at least one id")
+        .max(MAX_BATCH_SANDBOXES, `at most ${MAX_BATCH_SANDBOXES} ids`),
+    )
+    .describe("Repeat the key: id=a&id=b"),
+});
+
+export const SandboxBatch = z.array(Sandbox.nullable()).meta({ id: "SandboxBatch" });
+
+/** OpenHands' SDK sends the id twice (`DELETE /sandboxes/{id}?sandbox_id={id}`). */
+export const DeleteSandboxInput = z.object({
+  id: SandboxId,
+  sandbox_id: SandboxId.optional().describe("If given, must equal the path id"),
+});
+
+export const DeleteSandboxByQueryInput = z.object({ sandbox_id: SandboxId });
 
 export const DeleteSandboxOutput = z.object({ success: z.boolean(), id: z.string() });
 
@@ -61,8 +100,15 @@ export function toSandbox(row: SandboxRow): Sandbox {
     updated_at: iso(row.updatedAt),
     agent_server_url: url,
     session_api_key: running ? row.sessionApiKey : null,
-    exposed_urls: url ? [{ name: "AGENT_SERVER", url, port: Number(new URL(url).port) }] : [],
+    exposed_urls: url ? [{ name: "AGENT_SERVER", url, port: portOf(url) }] : [],
     status_detail: row.statusDetail,
     labels: row.labels,
   };
+}
+
+/** The port an exposed URL listens on, the scheme's default when the URL names none. */
+function portOf(url: string): number {
+  const parsed = new URL(url);
+  if (parsed.port !== "") return Number(parsed.port);
+  return parsed.protocol === "https:" ? 443 : 80;
 }

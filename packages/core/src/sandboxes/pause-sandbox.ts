@@ -8,6 +8,7 @@ export const pauseSandbox = authedProcedure
     rest("POST", "/sandboxes/{id}/pause", "pause_sandbox", {
       summary: "Pause a sandbox",
       tag: "Sandboxes",
+      operationIdPath: "/sandboxes/{sandbox_id}/pause",
       errors: ["SANDBOX_NOT_FOUND", "INVALID_SANDBOX_STATE", "SANDBOX_UNAVAILABLE"],
     }),
   )

@@ -9,6 +9,7 @@ export const resumeSandbox = authedProcedure
       summary: "Resume a paused sandbox",
       description: "Also restarts a sandbox in ERROR. Waits until the agent server answers again.",
       tag: "Sandboxes",
+      operationIdPath: "/sandboxes/{sandbox_id}/resume",
       errors: ["SANDBOX_NOT_FOUND", "INVALID_SANDBOX_STATE", "SANDBOX_LIMIT_REACHED"],
     }),
   )

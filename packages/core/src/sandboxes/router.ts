@@ -1,6 +1,10 @@
 import { router } from "../trpc";
+import { batchGetSandboxes } from "./batch-get-sandboxes";
 import { deleteSandbox } from "./delete-sandbox";
+import { deleteSandboxByQuery } from "./delete-sandbox-by-query";
 import { getSandbox } from "./get-sandbox";
+import { getSandboxSecret } from "./get-sandbox-secret";
+import { listSandboxSecrets } from "./list-sandbox-secrets";
 import { pauseSandbox } from "./pause-sandbox";
 import { resumeSandbox } from "./resume-sandbox";
 import { searchSandboxes } from "./search-sandboxes";
@@ -8,9 +12,13 @@ import { startSandbox } from "./start-sandbox";
 
 export const sandboxesRouter = router({
   search: searchSandboxes,
+  batchGet: batchGetSandboxes,
   start: startSandbox,
   get: getSandbox,
   pause: pauseSandbox,
   resume: resumeSandbox,
   delete: deleteSandbox,
+  deleteByQuery: deleteSandboxByQuery,
+  listSecrets: listSandboxSecrets,
+  getSecret: getSandboxSecret,
 });

@@ -9,9 +9,10 @@ export const startSandbox = authedProcedure
     rest("POST", "/sandboxes", "start_sandbox", {
       summary: "Start a sandbox",
       description:
-        "Answers at once with the sandbox STARTING; it becomes RUNNING when its agent server answers.",
+        "Answers at once with the sandbox STARTING; it becomes RUNNING when its agent server answers. The body may be absent or empty (with or without a JSON content type); `sandbox_spec_id` may be given in the query instead.",
       tag: "Sandboxes",
       successStatus: HttpStatus.CREATED,
+      bodyQuery: ["sandbox_spec_id"],
       errors: ["SANDBOX_SPEC_NOT_FOUND", "SANDBOX_LIMIT_REACHED"],
     }),
   )

@@ -26,6 +26,14 @@ interface RestOptions {
   successStatus?: number;
   description?: string;
   protect?: boolean;
+  /** Query parameters a body method takes too (see `Meta.bodyQuery`); documented as such. */
+  bodyQuery?: string[];
+  /**
+   * The path the operationId is derived from, when OpenHands names a path parameter differently
+   * from the path we serve (`/sandboxes/{sandbox_id}/pause` for our `/sandboxes/{id}/pause`), so
+   * that ids of clients generated from their document match ours.
+   */
+  operationIdPath?: `/${string}`;
 }
 
 const BODY_METHODS: ReadonlySet<OpenApiMethod> = new Set(["POST", "PUT", "PATCH"]);
@@ -47,10 +55,11 @@ export function rest(
   const statuses = [...new Set(codes.map((code) => errorCodes[code].status))].sort((a, b) => a - b);
   return {
     ...(options.successStatus ? { successStatus: options.successStatus } : {}),
+    ...(options.bodyQuery ? { bodyQuery: options.bodyQuery } : {}),
     openapi: {
       method,
       path,
-      operationId: operationIdFor(fn, method, path),
+      operationId: operationIdFor(fn, method, options.operationIdPath ?? path),
       summary: options.summary,
       ...(options.description ? { description: options.description } : {}),
       tags: [options.tag],

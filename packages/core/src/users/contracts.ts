@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Timestamp } from "../shared/contracts";
+import { QueryBoolean, Timestamp } from "../shared/contracts";
 
 export const UserOut = z
   .object({
@@ -49,3 +49,30 @@ export const CreatedApiKey = ApiKeyOut.extend({
 export const ApiKeyIdInput = z.object({ id: ApiKeyId });
 
 export const RevokedApiKey = z.object({ success: z.boolean(), id: z.string() });
+
+/**
+ * `GET /users/me`: the user, plus the flat fields OpenHands' SDK reads from its app server's user
+ * (`llm_model`, `llm_base_url`, `llm_api_key`, `llm_profiles`, `mcp_config`). This server keeps no
+ * LLM or MCP settings per user (a sandbox's LLM comes with the sandbox's environment), so they are
+ * empty: null, and no profiles.
+ */
+export const MeOut = UserOut.extend({
+  email: z.string().nullable(),
+  llm_model: z.string().nullable(),
+  llm_base_url: z.string().nullable(),
+  llm_api_key: z
+    .string()
+    .nullable()
+    .describe("Only with expose_secrets=true and a session key of your RUNNING sandbox"),
+  llm_profiles: z.object({
+    profiles: z.record(z.string(), z.record(z.string(), z.unknown())),
+    active: z.string().nullable(),
+  }),
+  mcp_config: z.record(z.string(), z.unknown()).nullable(),
+}).meta({ id: "Me" });
+
+export const GetMeInput = z.object({
+  expose_secrets: QueryBoolean.optional().describe(
+    "OpenHands' SDK: also answer secrets; needs X-Session-API-Key of a RUNNING sandbox you own",
+  ),
+});

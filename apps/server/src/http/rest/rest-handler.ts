@@ -46,6 +46,31 @@ async function bodyOf(req: Request, limit: number): Promise<RequestBody | undefi
   return takesBody ? { bytes, value } : undefined;
 }
 
+/**
+ * The query parameters a body method declares (`bodyQuery`), and only those: a body procedure never
+ * sees other query keys (send-message validates exactly the body it forwards). A parameter given
+ * both in the query and in the body with different values is refused.
+ */
+function bodyQueryOf(
+  names: string[] | undefined,
+  search: Record<string, string | string[]>,
+  body: Record<string, unknown> | undefined,
+): Record<string, string | string[]> {
+  const picked: Record<string, string | string[]> = {};
+  for (const name of names ?? []) {
+    const value = search[name];
+    if (value === undefined) continue;
+    const inBody = body?.[name];
+    if (inBody !== undefined && inBody !== null && inBody !== value) {
+      throw new AppError("VALIDATION_FAILED", `${name} differs between the query and the body`, {
+        issues: [{ path: [name], message: "differs between the query and the body" }],
+      });
+    }
+    picked[name] = value;
+  }
+  return picked;
+}
+
 export interface RestHandlerOptions {
   core: Core;
   log: Logger;
@@ -80,9 +105,10 @@ export function restHandler(options: RestHandlerOptions) {
     try {
       const params = decodeParams(match.params);
       const body = await bodyOf(req, bodyLimitBytes);
+      const search = parseQuery(query < 0 ? "" : url.slice(query + 1));
       const input = BODY_METHODS.has(route.method)
-        ? { ...body?.value, ...params }
-        : { ...parseQuery(query < 0 ? "" : url.slice(query + 1)), ...params };
+        ? { ...body?.value, ...bodyQueryOf(route.bodyQuery, search, body?.value), ...params }
+        : { ...search, ...params };
       const ctx = await contextFor(core, req, body?.bytes);
       const output = await procedureOf(ctx, route.procedure)(input);
       res.status(route.successStatus).json(output);

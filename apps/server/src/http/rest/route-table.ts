@@ -6,6 +6,8 @@ export interface RestRoute {
   /** Path template below the API prefix, e.g. `/sandboxes/{id}/pause`. */
   path: string;
   successStatus: number;
+  /** Query parameters a body method takes beside its body (`Meta.bodyQuery`). */
+  bodyQuery?: string[];
 }
 
 export type RouteMatch =
