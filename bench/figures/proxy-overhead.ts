@@ -1,4 +1,4 @@
-import { type Cell, measureCell } from "../lib/cell";
+import { type Cell, measureCell, measureInterleaved, type Side } from "../lib/cell";
 import {
   ADMIN_KEY,
   type ControlPlane,
@@ -18,7 +18,9 @@ import { profileProxy } from "./proxy-profile";
 const LEVELS = [1, 16];
 const WARMUP_SECONDS = 1;
 const SIDES = ["control_plane", "forwarder", "direct"] as const;
-type Side = (typeof SIDES)[number];
+type SideName = (typeof SIDES)[number];
+/** Each cell's seconds are split over this many rounds, the sides taking turns. */
+const ROUNDS = 4;
 const BODY = JSON.stringify({
   role: "user",
   content: [{ type: "text", text: "bench" }],
@@ -30,12 +32,14 @@ const TARGETS = { throughput: 0.8, cpu: 1.0 };
  * Figure 1: the same send-message body, with wrk as the load generator, three ways against one
  * agent server: through the control plane (POST /app-conversations/{id}/send-message), through a
  * bare node:http + undici forwarder (lib/bare-forwarder.mjs, its own process) and straight to the
- * agent server's /events. Each cell is a fresh conversation (the agent server's event log starts
- * empty), a warm-up and one run; the CPU of the control plane, the agent server and the forwarder
- * is read from /proc/<pid>/stat before the run and after the control plane stored the run's events.
+ * agent server's /events. Each side has its own conversation per level and a warm-up; then the
+ * sides take turns for ROUNDS rounds (a shared machine's background load falls on each alike).
+ * The CPU of the control plane, the agent server and the forwarder is read from /proc/<pid>/stat
+ * before each run and after the control plane stored the run's events.
  */
 export async function proxyOverhead(ctx: BenchContext): Promise<FigureResult> {
   const seconds = ctx.options.seconds;
+  const perRound = Math.max(1, Math.round(seconds / ROUNDS));
   const cp = await startControlPlane({ runtime: "process" });
   let forwarder: Forwarder | null = null;
   try {
@@ -46,7 +50,8 @@ export async function proxyOverhead(ctx: BenchContext): Promise<FigureResult> {
     const pids = { control_plane: cp.pid, agent_server: agentPid, forwarder: forwarder.pid };
     const data: Record<string, unknown> = {
       load_generator: `${wrkVersion()}, 1 thread, keep-alive`,
-      seconds_per_cell: seconds,
+      seconds_per_cell: perRound * ROUNDS,
+      rounds: ROUNDS,
       warmup_seconds: WARMUP_SECONDS,
       body: BODY,
       clk_tck: CLK_TCK,
@@ -56,19 +61,21 @@ export async function proxyOverhead(ctx: BenchContext): Promise<FigureResult> {
     };
     const rows: Row[] = [];
     for (const connections of LEVELS) {
-      const cells = {} as Record<Side, Cell>;
-      for (const side of SIDES) {
+      const sides = {} as Record<SideName, Side>;
+      for (const name of SIDES) {
         const conv = await createConversation(cp, first.sandbox_id);
-        const target = targetOf(side, cp, forwarder, conv);
+        const target = targetOf(name, cp, forwarder, conv);
         await runWrk(target, connections, WARMUP_SECONDS);
         await settleEvents(cp.api, conv);
-        cells[side] = await measureCell(target, connections, seconds, pids, () =>
-          settleEvents(cp.api, conv),
-        );
-        const cell = cells[side];
+        sides[name] = { target, settle: () => settleEvents(cp.api, conv) };
+      }
+      const cells = await measureInterleaved(sides, connections, ROUNDS, perRound, pids);
+      for (const name of SIDES) {
+        const cell = cells[name];
         ctx.log(
-          `proxy c=${connections} ${side}: ${Math.round(cell.rps)} req/s, p50 ${ms(cell.latency_ms.p50)}, ` +
-            `CPU µs/req ${JSON.stringify(cell.cpu_us_per_request)}${cell.failures ? `, ${cell.failures} failures` : ""}`,
+          `proxy c=${connections} ${name}: ${Math.round(cell.rps)} req/s (rounds ${cell.rps_per_round.join(", ")}), ` +
+            `p50 ${ms(cell.latency_ms.p50)}, CPU µs/req ${JSON.stringify(cell.cpu_us_per_request)}` +
+            `${cell.failures ? `, ${cell.failures} failures` : ""}`,
         );
       }
       const ratios = ratiosOf(cells);
@@ -90,7 +97,7 @@ export async function proxyOverhead(ctx: BenchContext): Promise<FigureResult> {
       ctx.log("proxy overhead: profiling the control plane (--cpu-prof)");
       data.profile = await profileProxy(BODY, seconds);
     }
-    return { key: "proxy_overhead", data, rows, notes: [note(seconds)] };
+    return { key: "proxy_overhead", data, rows, notes: [note(perRound)] };
   } finally {
     await forwarder?.stop();
     await deleteAll(cp).catch(() => undefined);
@@ -99,9 +106,10 @@ export async function proxyOverhead(ctx: BenchContext): Promise<FigureResult> {
   }
 }
 
-const note = (seconds: number) =>
-  `**Proxy overhead**: one run, wrk (1 thread, keep-alive), ${WARMUP_SECONDS} s warm-up and ${seconds} s ` +
-  "per cell, each cell on a fresh conversation of the same agent server: send-message through the " +
+const note = (perRound: number) =>
+  `**Proxy overhead**: one run, wrk (1 thread, keep-alive), ${WARMUP_SECONDS} s warm-up, then ${ROUNDS} ` +
+  `rounds of ${perRound} s per cell, the three sides taking turns, each on its own conversation of ` +
+  "the same agent server: send-message through the " +
   "control plane; the same body through a bare node:http + undici forwarder " +
   "(`bench/lib/bare-forwarder.mjs`, its own process); and straight to the agent server's `/events`. " +
   "CPU is utime + stime from `/proc/<pid>/stat` of each process, read before a run and after the " +
@@ -119,7 +127,7 @@ async function createConversation(cp: ControlPlane, sandboxId: string | null): P
   return res.body;
 }
 
-function targetOf(side: Side, cp: ControlPlane, forwarder: Forwarder, conv: Json): LoadTarget {
+function targetOf(side: SideName, cp: ControlPlane, forwarder: Forwarder, conv: Json): LoadTarget {
   const json = { "content-type": "application/json" };
   if (side === "control_plane") {
     return {
@@ -147,7 +155,7 @@ function targetOf(side: Side, cp: ControlPlane, forwarder: Forwarder, conv: Json
 
 const r3 = (value: number) => Math.round(value * 1000) / 1000;
 
-function ratiosOf(cells: Record<Side, Cell>) {
+function ratiosOf(cells: Record<SideName, Cell>) {
   const cp = cells.control_plane;
   const fw = cells.forwarder;
   const cpu = (cell: Cell, name: string) => cell.cpu_us_per_request[name] ?? Number.NaN;
@@ -169,7 +177,11 @@ function ratiosOf(cells: Record<Side, Cell>) {
   };
 }
 
-function rowsOf(c: number, cells: Record<Side, Cell>, ratios: ReturnType<typeof ratiosOf>): Row[] {
+function rowsOf(
+  c: number,
+  cells: Record<SideName, Cell>,
+  ratios: ReturnType<typeof ratiosOf>,
+): Row[] {
   const rps = (cell: Cell) => Math.round(cell.rps);
   const us = (cell: Cell, name: string) => Math.round(cell.cpu_us_per_request[name] ?? Number.NaN);
   const { control_plane: cp, forwarder: fw, direct } = cells;
