@@ -226,3 +226,32 @@ export const webhookDeliveries = sqliteTable(
     index("webhook_deliveries_webhook_seq_idx").on(t.webhookId, t.seq),
   ],
 );
+
+/**
+ * `Idempotency-Key`s of creates, per user, kept 24 h. A row is claimed (`in_progress`) before the
+ * create runs and `completed` with the response it answered; a failed create removes its row. The
+ * response (which may hold a secret shown once: an API key, a webhook secret, a session key) is
+ * sealed by the store like every other secret; `request_hash` is sha256 of the procedure path and
+ * the canonical input, so the same key with another body is told apart.
+ */
+export const idempotencyKeys = sqliteTable(
+  "idempotency_keys",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id),
+    key: text("key").notNull(),
+    requestHash: text("request_hash").notNull(),
+    /** in_progress | completed */
+    status: text("status").notNull(),
+    responseStatus: integer("response_status"),
+    /** The response body as JSON, sealed (`enc:v1:…`); null while in progress. */
+    responseBody: text("response_body"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("idempotency_keys_user_key_idx").on(t.userId, t.key),
+    index("idempotency_keys_created_idx").on(t.createdAt),
+  ],
+);

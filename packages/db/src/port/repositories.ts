@@ -11,6 +11,7 @@ import type {
   DueDeliveriesQuery,
   DueDelivery,
   EventActivity,
+  IdempotencyRecord,
   NewConversation,
   NewUser,
   NewWebhookDelivery,
@@ -159,6 +160,21 @@ export interface WebhookDeliveryRepository {
   search(filter: DeliveryFilter, page: PageRequest): Promise<Page<WebhookDeliveryRow>>;
 }
 
+/**
+ * `Idempotency-Key` records (one per user and key). Claiming is a check-then-insert: do it in a
+ * transaction (`get`, maybe `remove`, `insert`).
+ */
+export interface IdempotencyKeyRepository {
+  /** Inserts an `in_progress` record; rejects when the (user, key) pair is taken. */
+  insert(row: IdempotencyRecord): Promise<IdempotencyRecord>;
+  get(userId: string, key: string): Promise<IdempotencyRecord | undefined>;
+  /** Stores the answer of a finished create; false when the record is gone. */
+  complete(id: string, responseStatus: number, responseBody: string): Promise<boolean>;
+  remove(id: string): Promise<void>;
+  /** Removes every record created before `before` (expired); how many. */
+  removeCreatedBefore(before: number): Promise<number>;
+}
+
 /** Every repository of the store: what `Store` offers outside a transaction and `tx` inside one. */
 export interface Repositories {
   users: UserRepository;
@@ -169,4 +185,5 @@ export interface Repositories {
   startTasks: StartTaskRepository;
   webhooks: WebhookRepository;
   webhookDeliveries: WebhookDeliveryRepository;
+  idempotencyKeys: IdempotencyKeyRepository;
 }

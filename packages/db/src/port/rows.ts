@@ -29,6 +29,8 @@ export type StartTaskRow = typeof schema.conversationStartTasks.$inferSelect;
 export type ConversationEventRow = typeof schema.conversationEvents.$inferSelect;
 export type WebhookRow = typeof schema.webhooks.$inferSelect;
 export type WebhookDeliveryRow = typeof schema.webhookDeliveries.$inferSelect;
+/** An `Idempotency-Key` record; `responseBody` is plain JSON text here (the store seals it). */
+export type IdempotencyRecord = typeof schema.idempotencyKeys.$inferSelect;
 
 export type SandboxPatch = Partial<Omit<SandboxRow, "id" | "ownerId" | "createdAt">>;
 

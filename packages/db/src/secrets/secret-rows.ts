@@ -1,5 +1,5 @@
 import type { Page } from "../paging";
-import type { SandboxPatch, SandboxRow, WebhookRow } from "../port/rows";
+import type { IdempotencyRecord, SandboxPatch, SandboxRow, WebhookRow } from "../port/rows";
 import type { SecretBox } from "./secret-box";
 
 /** Every column that holds a secret, by table. Each table's key column is `id`. */
@@ -15,6 +15,7 @@ export function secretContext(table: string, column: string, id: string): string
 
 const sandboxKey = (id: string) => secretContext("sandboxes", "session_api_key", id);
 const webhookSecret = (id: string) => secretContext("webhooks", "secret", id);
+const idempotentResponse = (id: string) => secretContext("idempotency_keys", "response_body", id);
 
 /**
  * The store's rows as they are written (secrets sealed) and read (secrets opened). Adapter-agnostic:
@@ -54,6 +55,17 @@ export function secretRows(box: SecretBox) {
       ...page,
       items: page.items.map(openWebhook),
     }),
+    /*
+     * A stored create response may hold a secret shown once (an API key): always sealed. It is not
+     * in `secretColumns` (a record in progress has no body; records expire within a day), so the
+     * start-up pass does not check it; one that does not open fails its replay, not the start.
+     */
+    sealIdempotentResponse: (id: string, body: string): string =>
+      box.seal(body, idempotentResponse(id)),
+    openIdempotencyRecord: (row: IdempotencyRecord): IdempotencyRecord =>
+      row.responseBody === null
+        ? row
+        : { ...row, responseBody: box.open(row.responseBody, idempotentResponse(row.id)) },
   };
 }
 export type SecretRows = ReturnType<typeof secretRows>;

@@ -110,6 +110,23 @@ export function bindRepositories({ read, write }: Executor, secrets: SecretRows)
       update: (seq, patch) => write((r) => r.webhookDeliveries.update(seq, patch)),
       search: (filter, page) => read((r) => r.webhookDeliveries.search(filter, page)),
     },
+    idempotencyKeys: {
+      insert: (row) =>
+        write((r) => {
+          const body = row.responseBody;
+          const sealed = body === null ? null : secrets.sealIdempotentResponse(row.id, body);
+          r.idempotencyKeys.insert({ ...row, responseBody: sealed });
+          return row;
+        }),
+      get: (userId, key) =>
+        read((r) => optional(r.idempotencyKeys.get(userId, key), secrets.openIdempotencyRecord)),
+      complete: (id, status, body) =>
+        write((r) =>
+          r.idempotencyKeys.complete(id, status, secrets.sealIdempotentResponse(id, body)),
+        ),
+      remove: (id) => write((r) => r.idempotencyKeys.remove(id)),
+      removeCreatedBefore: (before) => write((r) => r.idempotencyKeys.removeCreatedBefore(before)),
+    },
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Db } from "../client";
 import { createConversationEventRepository } from "./conversation-events";
 import { createConversationRepository } from "./conversations";
+import { createIdempotencyKeyRepository } from "./idempotency-keys";
 import { createSandboxSpecRepository } from "./sandbox-specs";
 import { createSandboxRepository } from "./sandboxes";
 import { createStartTaskRepository } from "./start-tasks";
@@ -22,6 +23,7 @@ export function createSyncRepositories(db: Db) {
     startTasks: createStartTaskRepository(db),
     webhooks: createWebhookRepository(db),
     webhookDeliveries: createWebhookDeliveryRepository(db),
+    idempotencyKeys: createIdempotencyKeyRepository(db),
   };
 }
 export type SyncRepositories = ReturnType<typeof createSyncRepositories>;
