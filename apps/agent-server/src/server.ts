@@ -10,6 +10,7 @@ import { realFilesRoot } from "./files/files-root";
 import { answerProbe } from "./health/routes";
 import { createKeyChecker, SESSION_KEY_HEADER } from "./http/auth";
 import { answerClientErrors, trackResponse } from "./http/client-errors";
+import { applyCors } from "./http/cors";
 import { sendError } from "./http/errors";
 import { logRequest } from "./http/request-log";
 import { discardRest, sendJson } from "./http/respond";
@@ -102,6 +103,10 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
     (req, res) => {
       trackResponse(req.socket, res);
       logRequest(logger, req, res);
+      if (applyCors(req, res)) {
+        discardRest(req);
+        return;
+      }
       handleRequest(req, res).catch((error: unknown) => sendError(req, res, error, logger));
     },
   );

@@ -35,6 +35,8 @@ export function createConversation(
   };
   const conversation = ctx.store.create(info);
   ctx.logger.info("conversation created", { conversation_id: id, agent: request.agent.kind });
-  if (request.initial_message) sendMessage(ctx, conversation, request.initial_message, false);
+  // OpenHands' clients never send `run` with an initial message and expect the agent to start,
+  // as upstream's agent server does: it runs unless the message says `run: false`.
+  if (request.initial_message) sendMessage(ctx, conversation, request.initial_message, true);
   return { conversation, created: true };
 }

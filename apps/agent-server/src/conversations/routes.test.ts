@@ -77,14 +77,25 @@ describe("POST /api/conversations", () => {
     expect(JSON.stringify(fetched.body)).not.toContain("sk-secret");
   });
 
-  it("appends an initial message without running it unless asked", async () => {
+  it("runs an initial message without run (as OpenHands' clients send it); run: false only appends", async () => {
     const info = await create({
       initial_message: { content: [{ type: "text", text: "echo hi" }] },
     });
-    const count = await server.api("GET", `/api/conversations/${info.id}/events/count`);
+    await waitForStatus(server, info.id, "finished");
+    const events = await server.api<{ items: { kind: string; source: string }[] }>(
+      "GET",
+      `/api/conversations/${info.id}/events/search`,
+    );
+    const kinds = events.body.items.map((event) => `${event.source}:${event.kind}`);
+    expect(kinds).toContain("user:MessageEvent");
+    expect(kinds).toContain("agent:MessageEvent");
+    const held = await create({
+      initial_message: { content: [{ type: "text", text: "echo hi" }], run: false },
+    });
+    const count = await server.api("GET", `/api/conversations/${held.id}/events/count`);
     expect(count.body).toBe(1);
     expect(
-      (await server.api<ConversationInfo>("GET", `/api/conversations/${info.id}`)).body
+      (await server.api<ConversationInfo>("GET", `/api/conversations/${held.id}`)).body
         .execution_status,
     ).toBe("idle");
   });
@@ -222,7 +233,7 @@ describe("one conversation", () => {
 
   it("runs, answers 409 while running, pauses", async () => {
     const info = await create({
-      initial_message: { content: [{ type: "text", text: "sleep 30" }] },
+      initial_message: { content: [{ type: "text", text: "sleep 30" }], run: false },
     });
     expect(await server.api("POST", `/api/conversations/${info.id}/run`)).toEqual({
       status: 200,

@@ -11,8 +11,8 @@ const reopenedBy: ReadonlySet<ExecutionStatus> = new Set(["finished", "error", "
 
 /**
  * Appends a user MessageEvent and, when asked, runs the agent. The one place where the request's
- * defaults are applied: `role` is always "user", `run` falls back to `defaultRun` (false over
- * REST, true over the WebSocket), so both transports leave identical events.
+ * defaults are applied: `role` is always "user", `run` falls back to `defaultRun` (false for
+ * `POST .../events`, true for an initial message and over the WebSocket), so both transports leave identical events.
  */
 export function sendMessage(
   ctx: AgentServerContext,
