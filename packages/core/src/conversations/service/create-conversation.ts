@@ -155,16 +155,6 @@ async function waitUntilRunning(deps: CoreDeps, id: string, deadline: number): P
   });
 }
 
-/**
- * An initial message runs the agent unless it says `run: false`: OpenHands' agent server always
- * runs it, and its clients never send `run`. Our agent server applies `run` as given, so the
- * default is filled in here (send-message, the thin proxy, never fills anything in).
- */
-function initialMessageOf(input: CreateConversationInput) {
-  const message = input.initial_message;
-  return message ? { initial_message: { ...message, run: message.run ?? true } } : {};
-}
-
 async function createOnAgentServer(
   deps: CoreDeps,
   sandbox: SandboxRow,
@@ -173,7 +163,12 @@ async function createOnAgentServer(
   input: CreateConversationInput,
   deadline: number,
 ): Promise<{ executionStatus: string | null }> {
-  const body = { conversation_id: conversationId, agent, ...initialMessageOf(input) };
+  // The initial message goes as given: the agent server runs it unless it says `run: false`.
+  const body = {
+    conversation_id: conversationId,
+    agent,
+    ...(input.initial_message ? { initial_message: input.initial_message } : {}),
+  };
   const response = await deps.agents.request(sandbox.agentServerUrl ?? "", sandbox.sessionApiKey, {
     method: "POST",
     path: "/api/conversations",
