@@ -1,13 +1,15 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Webhook } from "standardwebhooks";
 
 /** One request a receiver got (every attempt, failed ones included). */
 export interface Received {
+  /** webhook-id: the delivery's id, the same on every attempt. */
   deliveryId: string;
+  /** webhook-timestamp (unix seconds). */
   timestamp: string;
+  /** webhook-signature (`v1,<base64>`). */
   signature: string;
-  event: string;
   /** The Authorization header, "" when none was sent. */
   authorization: string;
   body: string;
@@ -47,10 +49,9 @@ export async function startReceiver(respond: Responder = () => 200): Promise<Rec
       const body = Buffer.concat(chunks).toString("utf8");
       const header = (name: string) => String(req.headers[name] ?? "");
       const received: Received = {
-        deliveryId: header("x-sandbox-server-delivery"),
-        timestamp: header("x-sandbox-server-timestamp"),
-        signature: header("x-sandbox-server-signature"),
-        event: header("x-sandbox-server-event"),
+        deliveryId: header("webhook-id"),
+        timestamp: header("webhook-timestamp"),
+        signature: header("webhook-signature"),
         authorization: header("authorization"),
         body,
         payload: JSON.parse(body),
@@ -109,13 +110,21 @@ export async function startReceiver(respond: Responder = () => 200): Promise<Rec
   return r;
 }
 
-/** What a receiver does: recompute the HMAC of `<timestamp>.<body>` and compare in constant time. */
+/**
+ * What a receiver does: verify with the official `standardwebhooks` package (which also refuses a
+ * timestamp more than 5 minutes away). Any failure, a secret it cannot decode included, is false.
+ */
 export function verifySignature(secret: string, received: Received): boolean {
-  const expected = Buffer.from(
-    `sha256=${createHmac("sha256", secret).update(`${received.timestamp}.${received.body}`).digest("hex")}`,
-  );
-  const given = Buffer.from(received.signature);
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  try {
+    new Webhook(secret).verify(received.body, {
+      "webhook-id": received.deliveryId,
+      "webhook-timestamp": received.timestamp,
+      "webhook-signature": received.signature,
+    });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Polls `check` until it returns a truthy value; fails with `describe()` at the deadline. */

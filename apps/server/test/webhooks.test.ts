@@ -1,3 +1,5 @@
+import { randomBytes } from "node:crypto";
+import { Validator } from "@seriousme/openapi-schema-validator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AgentEvent, readEvents, waitForExecution } from "./agent";
 import { startTestServer, type TestServer } from "./harness";
@@ -109,6 +111,12 @@ describe("registering webhooks", () => {
       { url: "not a url" },
       { url: "http://127.0.0.1/hook", events: ["NoSuchEvent"] },
       { url: "http://127.0.0.1/hook", secret: "short" },
+      // Standard Webhooks secrets only: whsec_ + standard base64 (padded) of 24..64 bytes.
+      { url: "http://127.0.0.1/hook", secret: "my-own-secret-0123456789" },
+      { url: "http://127.0.0.1/hook", secret: `whsec_${randomBytes(16).toString("base64")}` },
+      { url: "http://127.0.0.1/hook", secret: `whsec_${randomBytes(65).toString("base64")}` },
+      { url: "http://127.0.0.1/hook", secret: `whsec_${"-_".repeat(16)}` },
+      { url: "http://127.0.0.1/hook", secret: `whsec_${randomBytes(25).toString("base64url")}` },
       { url: "http://127.0.0.1/hook", conversation_id: "nope" },
     ];
     for (const body of bad) {
@@ -123,13 +131,15 @@ describe("registering webhooks", () => {
     expect(unknownConversation.status).toBe(404);
 
     const first = await register({ url: "http://127.0.0.1:9/a" });
-    expect(first.secret).toMatch(/^whsec_/);
+    expect(first.secret).toMatch(/^whsec_[A-Za-z0-9+/]+={0,2}$/);
+    expect(Buffer.from(first.secret.slice("whsec_".length), "base64")).toHaveLength(32);
+    const own = `whsec_${randomBytes(24).toString("base64")}`;
     const second = await register({
       url: "https://example.invalid/b",
       events: ["MessageEvent", "sandbox.status_changed"],
-      secret: "my-own-secret-0123456789",
+      secret: own,
     });
-    expect(second.secret).toBe("my-own-secret-0123456789");
+    expect(second.secret).toBe(own);
 
     const read = await t.api("GET", `/api/v1/webhooks/${first.id}`, { key: alice });
     expect(read.status).toBe(200);
@@ -177,6 +187,56 @@ describe("registering webhooks", () => {
   });
 });
 
+describe("the OpenAPI document's webhooks section", () => {
+  it("lists every event kind with its payload schema and the Standard Webhooks headers", async () => {
+    const { status, body } = await t.api("GET", "/api/v1/openapi.json", { key: null });
+    expect(status).toBe(200);
+    const result = await new Validator().validate(body);
+    expect(result.errors ?? []).toEqual([]);
+    expect(Object.keys(body.webhooks)).toEqual([
+      "MessageEvent",
+      "ActionEvent",
+      "ObservationEvent",
+      "ConversationStateUpdateEvent",
+      "AgentErrorEvent",
+      "ConversationErrorEvent",
+      "sandbox.status_changed",
+      "sandbox.deleted",
+    ]);
+    type Item = {
+      post: {
+        parameters: { in: string; name: string }[];
+        requestBody: {
+          content: {
+            "application/json": {
+              schema: { required: string[]; properties: { kind: { const: string } } };
+            };
+          };
+        };
+      };
+    };
+    for (const [kind, item] of Object.entries(body.webhooks as Record<string, Item>)) {
+      expect(item.post.parameters.every((p) => p.in === "header")).toBe(true);
+      const headers = item.post.parameters.map((p) => p.name);
+      expect(headers, kind).toEqual(["webhook-id", "webhook-timestamp", "webhook-signature"]);
+      const schema = item.post.requestBody.content["application/json"].schema;
+      expect(schema.properties.kind.const).toBe(kind);
+      expect(schema.required).toContain("data");
+    }
+    const lifecycle = body.webhooks["sandbox.status_changed"].post.requestBody.content;
+    expect(lifecycle["application/json"].schema.properties.data.required).toEqual([
+      "sandbox_id",
+      "status",
+      "previous_status",
+      "status_detail",
+    ]);
+    const message = body.webhooks.MessageEvent.post.requestBody.content;
+    expect(message["application/json"].schema.properties.data.$ref).toBe(
+      "#/components/schemas/ConversationEvent",
+    );
+  });
+});
+
 describe("delivering events", () => {
   it("delivers a conversation's events signed and in order, and only to the owner's webhooks", async () => {
     const all = await receiver();
@@ -202,7 +262,7 @@ describe("delivering events", () => {
       expect(verifySignature(messagesHook.secret, x)).toBe(false);
       expect(Math.abs(Number(x.timestamp) - Date.now() / 1000)).toBeLessThan(300);
       expect(x.deliveryId).toMatch(/^whd_/);
-      expect(x.event).toBe(events[i]?.kind);
+      expect(x.signature).toMatch(/^v1,[A-Za-z0-9+/]+={0,2}$/);
       expect(x.payload).toEqual({
         event_id: events[i]?.id,
         kind: events[i]?.kind,

@@ -4,6 +4,7 @@ import { type ErrorCode, errorCodes, HttpStatus, isErrorStatus } from "./errors"
 import { appRouter } from "./router";
 import { API_PREFIX, DEFAULT_BODY_LIMIT_BYTES } from "./shared/rest";
 import type { Meta } from "./trpc";
+import { webhookDocs } from "./webhooks/openapi-webhooks";
 
 type SchemaObject = NonNullable<NonNullable<OpenAPIObject["components"]>["schemas"]>[string];
 
@@ -147,5 +148,9 @@ export function createOpenApiDocument(
   doc.paths = Object.fromEntries(
     Object.entries(doc.paths ?? {}).map(([path, item]) => [`${API_PREFIX}${path}`, item]),
   );
+  const agentEvent = doc.components.schemas?.ConversationEvent
+    ? { $ref: "#/components/schemas/ConversationEvent" }
+    : { type: "object" as const };
+  doc.webhooks = webhookDocs(agentEvent);
   return doc;
 }

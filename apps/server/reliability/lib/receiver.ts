@@ -31,7 +31,7 @@ export async function startReceiver(status: () => number = () => 200): Promise<R
         // recorded as null
       }
       receiver.received.push({
-        deliveryId: String(req.headers["x-sandbox-server-delivery"] ?? ""),
+        deliveryId: String(req.headers["webhook-id"] ?? ""),
         payload,
         answered,
       });

@@ -23,6 +23,21 @@ export const WebhookUrl = z
   .url({ protocol: /^https?$/, error: "url must be an http or https URL" })
   .max(2048);
 
+const SECRET_FORMAT =
+  "secret must be whsec_ followed by the standard base64 (with padding) of 24 to 64 random bytes, as Standard Webhooks libraries expect";
+
+/** `whsec_<base64>` whose key is 24..64 bytes; `standardwebhooks` libraries decode it strictly. */
+export const WebhookSecret = z
+  .string()
+  .max(256)
+  .refine((secret) => {
+    const match = /^whsec_((?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?)$/.exec(
+      secret,
+    );
+    const bytes = match?.[1] ? Buffer.from(match[1], "base64").length : 0;
+    return bytes >= 24 && bytes <= 64;
+  }, SECRET_FORMAT);
+
 export const WebhookId = z.string().min(1).max(64).describe("Webhook id");
 
 export const CreateWebhookInput = z.object({
@@ -36,12 +51,9 @@ export const CreateWebhookInput = z.object({
   conversation_id: ConversationId.optional().describe(
     "Deliver only this conversation's events and its sandbox's lifecycle events",
   ),
-  secret: z
-    .string()
-    .min(16)
-    .max(256)
-    .optional()
-    .describe("HMAC-SHA256 key for signatures; generated when absent"),
+  secret: WebhookSecret.optional().describe(
+    "Standard Webhooks secret: `whsec_` + standard base64 of 24..64 random bytes (the HMAC-SHA256 key); generated when absent",
+  ),
 });
 export type CreateWebhookInput = z.infer<typeof CreateWebhookInput>;
 
@@ -57,7 +69,9 @@ export const Webhook = z
 export type Webhook = z.infer<typeof Webhook>;
 
 export const CreatedWebhook = Webhook.extend({
-  secret: z.string().describe("Shown once: verify X-Sandbox-Server-Signature with it"),
+  secret: z
+    .string()
+    .describe("Shown once: verify each delivery's webhook-signature with it (Standard Webhooks)"),
 }).meta({ id: "CreatedWebhook" });
 
 export const WebhookPage = pageOf(Webhook, "WebhookPage");
@@ -71,7 +85,7 @@ export const DeliveryStatus = z.enum(deliveryStatuses).meta({ id: "WebhookDelive
 
 export const WebhookDelivery = z
   .object({
-    id: z.string().describe("Also sent as X-Sandbox-Server-Delivery; the same on every attempt"),
+    id: z.string().describe("Also sent as webhook-id; the same on every attempt"),
     webhook_id: z.string(),
     event_id: z.string(),
     kind: z.string(),

@@ -17,7 +17,7 @@ const MAX_CANDIDATES = 500;
  * (`FairShare`), each bounded by `webhookTimeoutMs`. Only the oldest pending row of each
  * (webhook, stream) is sent, so a stream is delivered in order and a later event waits until the
  * earlier one succeeded or failed for good. Rows left pending by a stop or crash are sent after
- * the next start (at-least-once; receivers dedupe on X-Sandbox-Server-Delivery). Every new
+ * the next start (at-least-once; receivers dedupe on webhook-id). Every new
  * connection is vetted by the destination policy (`checkedConnector`).
  */
 export class DeliveryWorker {

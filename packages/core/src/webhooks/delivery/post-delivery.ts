@@ -21,8 +21,9 @@ export interface PostOptions {
 }
 
 /**
- * One attempt: POSTs the delivery's payload, signed, to the webhook's URL through `dispatcher`
- * (whose connector vets every destination). Credentials in the URL go as Basic authentication.
+ * One attempt: POSTs the delivery's payload, signed in the Standard Webhooks format, to the
+ * webhook's URL through `dispatcher` (whose connector vets every destination). Credentials in the
+ * URL go as Basic authentication.
  */
 export async function postDelivery(
   hook: WebhookRow,
@@ -39,10 +40,10 @@ export async function postDelivery(
         "content-type": "application/json",
         "user-agent": USER_AGENT,
         ...(authorization ? { authorization } : {}),
-        "x-sandbox-server-signature": signDelivery(hook.secret, timestamp, row.payload),
-        "x-sandbox-server-timestamp": timestamp,
-        "x-sandbox-server-delivery": row.id,
-        "x-sandbox-server-event": row.eventKind,
+        // Standard Webhooks: the id is the delivery's, the same on every attempt.
+        "webhook-id": row.id,
+        "webhook-timestamp": timestamp,
+        "webhook-signature": signDelivery(hook.secret, row.id, timestamp, row.payload),
       },
       body: row.payload,
       headersTimeout: options.timeoutMs,

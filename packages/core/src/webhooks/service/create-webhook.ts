@@ -1,10 +1,10 @@
-import { randomBytes } from "node:crypto";
 import type { WebhookRow } from "@sandbox-server/db";
 import { findOwnedConversation } from "../../conversations/service/find-conversation";
 import type { CoreDeps } from "../../deps";
 import { newId } from "../../shared/ids";
 import type { CreateWebhookInput } from "../contracts";
 import { assertAllowedDestination } from "./check-destination";
+import { generateSecret } from "./sign";
 
 /**
  * Registers a webhook: its URL must be an allowed destination (else 422), and a scoped one must
@@ -23,7 +23,7 @@ export async function createWebhook(
     url: input.url,
     events: input.events ? [...new Set(input.events)] : null,
     conversationId: input.conversation_id ?? null,
-    secret: input.secret ?? `whsec_${randomBytes(24).toString("base64url")}`,
+    secret: input.secret ?? generateSecret(),
     createdAt: deps.now(),
   });
   deps.log.info({ webhookId: row.id, ownerId }, "webhook created");
