@@ -26,14 +26,22 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    get?: never;
+    /**
+     * Read sandboxes by id
+     * @description An array aligned with `id` (`id=a&id=b`, 1 to 100 ids), null where a sandbox is unknown or not yours. Without `id`: 422 (list with `GET /sandboxes/search`).
+     */
+    get: operations["batch_get_sandboxes_api_v1_sandboxes_get"];
     put?: never;
     /**
      * Start a sandbox
-     * @description Answers at once with the sandbox STARTING; it becomes RUNNING when its agent server answers.
+     * @description Answers at once with the sandbox STARTING; it becomes RUNNING when its agent server answers. The body may be absent or empty (with or without a JSON content type); `sandbox_spec_id` may be given in the query instead.
      */
     post: operations["start_sandbox_api_v1_sandboxes_post"];
-    delete?: never;
+    /**
+     * Stop and remove a sandbox named in the query
+     * @description `DELETE /sandboxes?sandbox_id=…`: the same as `DELETE /sandboxes/{id}`, for clients that send the id in the query only.
+     */
+    delete: operations["delete_sandbox_api_v1_sandboxes_delete"];
     options?: never;
     head?: never;
     patch?: never;
@@ -52,7 +60,7 @@ export interface paths {
     post?: never;
     /**
      * Stop and remove a sandbox
-     * @description Its conversations become archived (send-message answers 410).
+     * @description Its conversations become archived (send-message answers 410). A `sandbox_id` query parameter, as OpenHands' SDK sends, must name the same sandbox (422 otherwise).
      */
     delete: operations["delete_sandbox_api_v1_sandboxes__id__delete"];
     options?: never;
@@ -70,7 +78,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Pause a sandbox */
-    post: operations["pause_sandbox_api_v1_sandboxes__id__pause_post"];
+    post: operations["pause_sandbox_api_v1_sandboxes__sandbox_id__pause_post"];
     delete?: never;
     options?: never;
     head?: never;
@@ -90,7 +98,47 @@ export interface paths {
      * Resume a paused sandbox
      * @description Also restarts a sandbox in ERROR. Waits until the agent server answers again.
      */
-    post: operations["resume_sandbox_api_v1_sandboxes__id__resume_post"];
+    post: operations["resume_sandbox_api_v1_sandboxes__sandbox_id__resume_post"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/sandboxes/{id}/settings/secrets": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Names of the secrets a sandbox may read
+     * @description Authenticated with the sandbox's own session key (`X-Session-API-Key`), not an API key: 401 without a valid key of a RUNNING sandbox, 403 for another sandbox's key. Always an empty list: this server stores no user secrets.
+     */
+    get: operations["list_secret_names_api_v1_sandboxes__sandbox_id__settings_secrets_get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/sandboxes/{id}/settings/secrets/{secret_name}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A secret's value, for the sandbox itself
+     * @description Authenticated like the secret list. This server stores no user secrets, so a valid key gets 404 for every name (OpenHands' SDK reads 404 as no such secret).
+     */
+    get: operations["get_secret_value_api_v1_sandboxes__sandbox_id__settings_secrets__secret_name__get"];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -382,7 +430,7 @@ export interface paths {
     put?: never;
     /**
      * Register a webhook
-     * @description Events of the caller's conversations and sandboxes are POSTed to `url`, signed with `secret` (X-Sandbox-Server-Signature: sha256=HMAC of `<timestamp>.<body>`). The secret is shown only in this answer. Credentials in `url` (`user:password@`) are sent as HTTP Basic authentication and shown as `***`. A `url` whose host is or resolves to a loopback, private, link-local, carrier-grade NAT, multicast, unspecified, broadcast, reserved or cloud-metadata address is refused with 422 (private networks are allowed when the server runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true, except the control plane itself, sandboxes' agent servers and metadata addresses); every connection is checked again.
+     * @description Events of the caller's conversations and sandboxes are POSTed to `url`, signed in the Standard Webhooks format (headers `webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of <id>.<timestamp>.<body>>`) with `secret` (`whsec_` + base64 of the key: verify with any `standardwebhooks` library). The secret is shown only in this answer. Credentials in `url` (`user:password@`) are sent as HTTP Basic authentication and shown as `***`. A `url` whose host is or resolves to a loopback, private, link-local, carrier-grade NAT, multicast, unspecified, broadcast, reserved or cloud-metadata address is refused with 422 (private networks are allowed when the server runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true, except the control plane itself, sandboxes' agent servers and metadata addresses); every connection is checked again.
      */
     post: operations["create_webhook_api_v1_webhooks_post"];
     delete?: never;
@@ -521,7 +569,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The user behind the API key */
+    /**
+     * The user behind the API key
+     * @description With OpenHands' SDK fields (`llm_model`, `llm_base_url`, `llm_api_key`, `llm_profiles`, `mcp_config`), empty here: the server keeps no per-user LLM settings. `expose_secrets=true` is checked as OpenHands does: `X-Session-API-Key` must be the key of a RUNNING sandbox of yours (401 otherwise, 403 for another user's sandbox).
+     */
     get: operations["get_me_api_v1_users_me_get"];
     put?: never;
     post?: never;
@@ -572,8 +623,209 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/settings": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The caller's settings, as OpenHands' clients read them
+     * @description The same for every user: this server keeps no per-user settings (no LLM configured, no secrets set; `v1_enabled` is true). An object rather than 404, so that clients which throw on 404 work too.
+     */
+    get: operations["load_settings_api_v1_settings_get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/web-client/config": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Configuration for OpenHands' web client
+     * @description No authentication. `app_mode` is "oss": a self-hosted server without billing or git integrations.
+     */
+    get: operations["get_web_client_config_api_v1_web_client_config_get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+  MessageEvent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * MessageEvent delivered to a registered webhook
+     * @description Sent in the Standard Webhooks format (https://www.standardwebhooks.com): verify with any `standardwebhooks` library and the webhook's secret. At-least-once; retried with backoff until a 2xx answer.
+     */
+    post: operations["webhook_MessageEvent"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  ActionEvent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * ActionEvent delivered to a registered webhook
+     * @description Sent in the Standard Webhooks format (https://www.standardwebhooks.com): verify with any `standardwebhooks` library and the webhook's secret. At-least-once; retried with backoff until a 2xx answer.
+     */
+    post: operations["webhook_ActionEvent"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  ObservationEvent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * ObservationEvent delivered to a registered webhook
+     * @description Sent in the Standard Webhooks format (https://www.standardwebhooks.com): verify with any `standardwebhooks` library and the webhook's secret. At-least-once; retried with backoff until a 2xx answer.
+     */
+    post: operations["webhook_ObservationEvent"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  ConversationStateUpdateEvent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * ConversationStateUpdateEvent delivered to a registered webhook
+     * @description Sent in the Standard Webhooks format (https://www.standardwebhooks.com): verify with any `standardwebhooks` library and the webhook's secret. At-least-once; retried with backoff until a 2xx answer.
+     */
+    post: operations["webhook_ConversationStateUpdateEvent"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  AgentErrorEvent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * AgentErrorEvent delivered to a registered webhook
+     * @description Sent in the Standard Webhooks format (https://www.standardwebhooks.com): verify with any `standardwebhooks` library and the webhook's secret. At-least-once; retried with backoff until a 2xx answer.
+     */
+    post: operations["webhook_AgentErrorEvent"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  ConversationErrorEvent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * ConversationErrorEvent delivered to a registered webhook
+     * @description Sent in the Standard Webhooks format (https://www.standardwebhooks.com): verify with any `standardwebhooks` library and the webhook's secret. At-least-once; retried with backoff until a 2xx answer.
+     */
+    post: operations["webhook_ConversationErrorEvent"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "sandbox.status_changed": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * sandbox.status_changed delivered to a registered webhook
+     * @description Sent in the Standard Webhooks format (https://www.standardwebhooks.com): verify with any `standardwebhooks` library and the webhook's secret. At-least-once; retried with backoff until a 2xx answer.
+     */
+    post: operations["webhook_sandbox_status_changed"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "sandbox.deleted": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * sandbox.deleted delivered to a registered webhook
+     * @description Sent in the Standard Webhooks format (https://www.standardwebhooks.com): verify with any `standardwebhooks` library and the webhook's secret. At-least-once; retried with backoff until a 2xx answer.
+     */
+    post: operations["webhook_sandbox_deleted"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+}
 export interface components {
   schemas: {
     /** @enum {string} */
@@ -627,15 +879,24 @@ export interface components {
       agent_server_url: string | null;
       /** @description Only to the owner, only while RUNNING */
       session_api_key: string | null;
-      exposed_urls: {
-        name: string;
-        url: string;
-        port: number;
-      }[];
+      exposed_urls: components["schemas"]["ExposedUrl"][];
       status_detail: string | null;
       labels: {
         [key: string]: string;
       };
+    };
+    ExposedUrl: {
+      /** @description `AGENT_SERVER` (the agent server's base URL); our specs expose nothing else */
+      name: string;
+      url: string;
+      port: number;
+    };
+    SandboxBatch: (components["schemas"]["Sandbox"] | null)[];
+    SecretNamesResponse: {
+      secrets: {
+        name: string;
+        description: string | null;
+      }[];
     };
     SandboxSpecPage: {
       items: components["schemas"]["SandboxSpec"][];
@@ -860,7 +1121,7 @@ export interface components {
       conversation_id: string | null;
       /** @description UTC ISO 8601 timestamp */
       created_at: string;
-      /** @description Shown once: verify X-Sandbox-Server-Signature with it */
+      /** @description Shown once: verify each delivery's webhook-signature with it (Standard Webhooks) */
       secret: string;
     };
     WebhookPage: {
@@ -882,7 +1143,7 @@ export interface components {
       next_page_id: string | null;
     };
     WebhookDelivery: {
-      /** @description Also sent as X-Sandbox-Server-Delivery; the same on every attempt */
+      /** @description Also sent as webhook-id; the same on every attempt */
       id: string;
       webhook_id: string;
       event_id: string;
@@ -935,6 +1196,31 @@ export interface components {
       /** @description UTC ISO 8601 timestamp */
       created_at: string;
     };
+    Me: {
+      id: string;
+      name: string;
+      is_admin: boolean;
+      /** @description Disabled users' keys are refused until an admin enables them */
+      disabled: boolean;
+      /** @description UTC ISO 8601 timestamp */
+      created_at: string;
+      email: string | null;
+      llm_model: string | null;
+      llm_base_url: string | null;
+      /** @description Only with expose_secrets=true and a session key of your RUNNING sandbox */
+      llm_api_key: string | null;
+      llm_profiles: {
+        profiles: {
+          [key: string]: {
+            [key: string]: unknown;
+          };
+        };
+        active: string | null;
+      };
+      mcp_config: {
+        [key: string]: unknown;
+      } | null;
+    };
     ApiKeyList: {
       items: components["schemas"]["ApiKey"][];
     };
@@ -959,6 +1245,108 @@ export interface components {
       current: boolean;
       /** @description Shown once; only its hash is stored */
       api_key: string;
+    };
+    Settings: {
+      language: string;
+      v1_enabled: boolean;
+      /** @description The agent a conversation gets when its create names none */
+      agent: string;
+      llm_model: string | null;
+      llm_base_url: string | null;
+      llm_api_key: string | null;
+      llm_api_key_set: boolean;
+      search_api_key: string | null;
+      search_api_key_set: boolean;
+      provider_tokens_set: {
+        [key: string]: string | null;
+      };
+      confirmation_mode: boolean;
+      security_analyzer: string | null;
+      max_iterations: number | null;
+      enable_default_condenser: boolean;
+      condenser_max_size: number | null;
+      mcp_config: {
+        [key: string]: unknown;
+      } | null;
+      disabled_skills: string[];
+      email: string | null;
+      email_verified: boolean | null;
+      git_user_name: string | null;
+      git_user_email: string | null;
+      enable_sound_notifications: boolean;
+      enable_proactive_conversation_starters: boolean;
+      user_consents_to_analytics: boolean | null;
+      sandbox_grouping_strategy: string;
+      secrets_store: {
+        provider_tokens: {
+          [key: string]: unknown;
+        };
+      };
+      agent_settings: {
+        agent: string;
+        llm: {
+          model: string | null;
+          base_url: string | null;
+          api_key: string | null;
+        };
+        condenser: {
+          enabled: boolean;
+          max_size: number | null;
+        };
+        mcp_config: {
+          [key: string]: unknown;
+        } | null;
+      };
+      conversation_settings: {
+        confirmation_mode: boolean;
+        security_analyzer: string | null;
+        max_iterations: number | null;
+      };
+      llm_profiles: {
+        profiles: {
+          [key: string]: {
+            [key: string]: unknown;
+          };
+        };
+        active: string | null;
+      };
+    };
+    WebClientConfig: {
+      /** @enum {string} */
+      app_mode: "saas" | "oss";
+      posthog_client_key: string | null;
+      feature_flags: {
+        enable_billing: boolean;
+        hide_llm_settings: boolean;
+        enable_jira: boolean;
+        enable_jira_dc: boolean;
+        enable_linear: boolean;
+        hide_users_page: boolean;
+        hide_billing_page: boolean;
+        hide_integrations_page: boolean;
+        deployment_mode: ("cloud" | "self_hosted") | null;
+        enable_onboarding: boolean;
+      };
+      providers_configured: (
+        | "github"
+        | "gitlab"
+        | "bitbucket"
+        | "bitbucket_data_center"
+        | "forgejo"
+        | "azure_devops"
+      )[];
+      maintenance_start_time: string | null;
+      auth_url: string | null;
+      recaptcha_site_key: string | null;
+      faulty_models: string[];
+      error_message: string | null;
+      updated_at: string;
+      github_app_slug: string | null;
+      gitlab_enabled: boolean;
+      provider_default_hosts: {
+        [key: string]: string;
+      };
+      slack_enabled: boolean;
     };
     Error: {
       /** @description Stable machine-readable code, e.g. SANDBOX_NOT_RUNNING */
@@ -1026,9 +1414,53 @@ export interface operations {
       };
     };
   };
+  batch_get_sandboxes_api_v1_sandboxes_get: {
+    parameters: {
+      query?: {
+        /** @description Repeat the key: id=a&id=b */
+        id?: string[];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["SandboxBatch"];
+        };
+      };
+      /** @description Missing or invalid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   start_sandbox_api_v1_sandboxes_post: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description Also accepted in the body; both given must agree */
+        sandbox_spec_id?: string;
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -1036,6 +1468,7 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
+          /** @description In the body or the query (`POST /sandboxes?sandbox_spec_id=`) */
           sandbox_spec_id?: string;
           labels?: {
             [key: string]: string;
@@ -1112,6 +1545,77 @@ export interface operations {
       };
     };
   };
+  delete_sandbox_api_v1_sandboxes_delete: {
+    parameters: {
+      query: {
+        /** @description Sandbox id */
+        sandbox_id: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            success: boolean;
+            id: string;
+          };
+        };
+      };
+      /** @description Missing or invalid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict with the sandbox's current status */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Sandbox or agent server unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   get_sandbox_api_v1_sandboxes__id__get: {
     parameters: {
       query?: never;
@@ -1164,7 +1668,9 @@ export interface operations {
   };
   delete_sandbox_api_v1_sandboxes__id__delete: {
     parameters: {
-      query?: never;
+      query?: {
+        sandbox_id?: string;
+      };
       header?: never;
       path: {
         /** @description Sandbox id */
@@ -1233,7 +1739,7 @@ export interface operations {
       };
     };
   };
-  pause_sandbox_api_v1_sandboxes__id__pause_post: {
+  pause_sandbox_api_v1_sandboxes__sandbox_id__pause_post: {
     parameters: {
       query?: never;
       header?: never;
@@ -1319,7 +1825,7 @@ export interface operations {
       };
     };
   };
-  resume_sandbox_api_v1_sandboxes__id__resume_post: {
+  resume_sandbox_api_v1_sandboxes__sandbox_id__resume_post: {
     parameters: {
       query?: never;
       header?: never;
@@ -1396,6 +1902,116 @@ export interface operations {
       };
       /** @description Sandbox limit reached */
       429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  list_secret_names_api_v1_sandboxes__sandbox_id__settings_secrets_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Sandbox id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["SecretNamesResponse"];
+        };
+      };
+      /** @description Missing or invalid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  get_secret_value_api_v1_sandboxes__sandbox_id__settings_secrets__secret_name__get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Sandbox id */
+        id: string;
+        secret_name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": string;
+        };
+      };
+      /** @description Missing or invalid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not allowed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation error */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -2615,7 +3231,7 @@ export interface operations {
           events?: components["schemas"]["WebhookEventKind"][];
           /** @description Deliver only this conversation's events and its sandbox's lifecycle events */
           conversation_id?: string;
-          /** @description HMAC-SHA256 key for signatures; generated when absent */
+          /** @description Standard Webhooks secret: `whsec_` + standard base64 of 24..64 random bytes (the HMAC-SHA256 key); generated when absent */
           secret?: string;
         };
       };
@@ -3284,7 +3900,9 @@ export interface operations {
   };
   get_me_api_v1_users_me_get: {
     parameters: {
-      query?: never;
+      query?: {
+        expose_secrets?: "true" | "false";
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -3297,11 +3915,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["User"];
+          "application/json": components["schemas"]["Me"];
         };
       };
       /** @description Missing or invalid API key */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not allowed */
+      403: {
         headers: {
           [name: string]: unknown;
         };
@@ -3488,6 +4115,404 @@ export interface operations {
         content: {
           "application/json": components["schemas"]["Error"];
         };
+      };
+    };
+  };
+  load_settings_api_v1_settings_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Settings"];
+        };
+      };
+      /** @description Missing or invalid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  get_web_client_config_api_v1_web_client_config_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["WebClientConfig"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  webhook_MessageEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The delivery's id, the same on every attempt: dedupe on it */
+        "webhook-id": string;
+        /** @description Unix seconds when this attempt was signed */
+        "webhook-timestamp": string;
+        /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}` under the key the webhook's `whsec_` secret encodes */
+        "webhook-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The agent server's event id */
+          event_id: string;
+          /** @constant */
+          kind: "MessageEvent";
+          /** Format: date-time */
+          occurred_at: string;
+          sandbox_id: string | null;
+          /** Format: uuid */
+          conversation_id: string;
+          /** @description The agent server's MessageEvent as sent */
+          data: components["schemas"]["ConversationEvent"];
+        };
+      };
+    };
+    responses: {
+      /** @description Received; any other answer (or none) is retried */
+      "2XX": {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  webhook_ActionEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The delivery's id, the same on every attempt: dedupe on it */
+        "webhook-id": string;
+        /** @description Unix seconds when this attempt was signed */
+        "webhook-timestamp": string;
+        /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}` under the key the webhook's `whsec_` secret encodes */
+        "webhook-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The agent server's event id */
+          event_id: string;
+          /** @constant */
+          kind: "ActionEvent";
+          /** Format: date-time */
+          occurred_at: string;
+          sandbox_id: string | null;
+          /** Format: uuid */
+          conversation_id: string;
+          /** @description The agent server's ActionEvent as sent */
+          data: components["schemas"]["ConversationEvent"];
+        };
+      };
+    };
+    responses: {
+      /** @description Received; any other answer (or none) is retried */
+      "2XX": {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  webhook_ObservationEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The delivery's id, the same on every attempt: dedupe on it */
+        "webhook-id": string;
+        /** @description Unix seconds when this attempt was signed */
+        "webhook-timestamp": string;
+        /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}` under the key the webhook's `whsec_` secret encodes */
+        "webhook-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The agent server's event id */
+          event_id: string;
+          /** @constant */
+          kind: "ObservationEvent";
+          /** Format: date-time */
+          occurred_at: string;
+          sandbox_id: string | null;
+          /** Format: uuid */
+          conversation_id: string;
+          /** @description The agent server's ObservationEvent as sent */
+          data: components["schemas"]["ConversationEvent"];
+        };
+      };
+    };
+    responses: {
+      /** @description Received; any other answer (or none) is retried */
+      "2XX": {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  webhook_ConversationStateUpdateEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The delivery's id, the same on every attempt: dedupe on it */
+        "webhook-id": string;
+        /** @description Unix seconds when this attempt was signed */
+        "webhook-timestamp": string;
+        /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}` under the key the webhook's `whsec_` secret encodes */
+        "webhook-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The agent server's event id */
+          event_id: string;
+          /** @constant */
+          kind: "ConversationStateUpdateEvent";
+          /** Format: date-time */
+          occurred_at: string;
+          sandbox_id: string | null;
+          /** Format: uuid */
+          conversation_id: string;
+          /** @description The agent server's ConversationStateUpdateEvent as sent */
+          data: components["schemas"]["ConversationEvent"];
+        };
+      };
+    };
+    responses: {
+      /** @description Received; any other answer (or none) is retried */
+      "2XX": {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  webhook_AgentErrorEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The delivery's id, the same on every attempt: dedupe on it */
+        "webhook-id": string;
+        /** @description Unix seconds when this attempt was signed */
+        "webhook-timestamp": string;
+        /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}` under the key the webhook's `whsec_` secret encodes */
+        "webhook-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The agent server's event id */
+          event_id: string;
+          /** @constant */
+          kind: "AgentErrorEvent";
+          /** Format: date-time */
+          occurred_at: string;
+          sandbox_id: string | null;
+          /** Format: uuid */
+          conversation_id: string;
+          /** @description The agent server's AgentErrorEvent as sent */
+          data: components["schemas"]["ConversationEvent"];
+        };
+      };
+    };
+    responses: {
+      /** @description Received; any other answer (or none) is retried */
+      "2XX": {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  webhook_ConversationErrorEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The delivery's id, the same on every attempt: dedupe on it */
+        "webhook-id": string;
+        /** @description Unix seconds when this attempt was signed */
+        "webhook-timestamp": string;
+        /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}` under the key the webhook's `whsec_` secret encodes */
+        "webhook-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The agent server's event id */
+          event_id: string;
+          /** @constant */
+          kind: "ConversationErrorEvent";
+          /** Format: date-time */
+          occurred_at: string;
+          sandbox_id: string | null;
+          /** Format: uuid */
+          conversation_id: string;
+          /** @description The agent server's ConversationErrorEvent as sent */
+          data: components["schemas"]["ConversationEvent"];
+        };
+      };
+    };
+    responses: {
+      /** @description Received; any other answer (or none) is retried */
+      "2XX": {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  webhook_sandbox_status_changed: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The delivery's id, the same on every attempt: dedupe on it */
+        "webhook-id": string;
+        /** @description Unix seconds when this attempt was signed */
+        "webhook-timestamp": string;
+        /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}` under the key the webhook's `whsec_` secret encodes */
+        "webhook-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description Generated for this occurrence */
+          event_id: string;
+          /** @constant */
+          kind: "sandbox.status_changed";
+          /** Format: date-time */
+          occurred_at: string;
+          sandbox_id: string | null;
+          conversation_id: null;
+          data: {
+            sandbox_id: string;
+            status: components["schemas"]["SandboxStatus"];
+            previous_status: components["schemas"]["SandboxStatus"] | null;
+            status_detail: string | null;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Received; any other answer (or none) is retried */
+      "2XX": {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  webhook_sandbox_deleted: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The delivery's id, the same on every attempt: dedupe on it */
+        "webhook-id": string;
+        /** @description Unix seconds when this attempt was signed */
+        "webhook-timestamp": string;
+        /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}` under the key the webhook's `whsec_` secret encodes */
+        "webhook-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description Generated for this occurrence */
+          event_id: string;
+          /** @constant */
+          kind: "sandbox.deleted";
+          /** Format: date-time */
+          occurred_at: string;
+          sandbox_id: string | null;
+          conversation_id: null;
+          data: {
+            sandbox_id: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Received; any other answer (or none) is retried */
+      "2XX": {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
     };
   };
