@@ -1,5 +1,6 @@
 import type { User } from "@sandbox-server/db";
 import type { CoreDeps } from "./deps";
+import type { IdempotencyState } from "./idempotency/key";
 import type { Logger } from "./logger";
 import { findUserByKeyHash, presentedKeyHash } from "./users/api-keys";
 
@@ -14,6 +15,8 @@ export interface Context {
   rawBody: Buffer | undefined;
   /** `X-Session-API-Key` as presented: a sandbox's own key (sandbox-scoped routes check it). */
   sessionApiKey: string | null;
+  /** `Idempotency-Key` as presented (creates use it); `replayed` is set when the answer is a replay. */
+  idempotency: IdempotencyState;
 }
 
 export interface ContextInput {
@@ -22,6 +25,7 @@ export interface ContextInput {
   requestId?: string;
   rawBody?: Buffer | undefined;
   sessionApiKey?: string | null;
+  idempotencyKey?: string | null;
 }
 
 /** Transport-agnostic context: used by the express adapters and by `createCaller` in tests. */
@@ -37,8 +41,11 @@ export async function createContextInner(input: ContextInput): Promise<Context> 
     requestId,
     rawBody: input.rawBody,
     sessionApiKey: input.sessionApiKey ?? null,
+    idempotency: { key: input.idempotencyKey ?? null, replayed: false },
   };
 }
+
+export { idempotencyKeyFromHeaders } from "./idempotency/key";
 
 /** Reads the key from `Authorization: Bearer <key>` or `X-API-Key`. */
 export function apiKeyFromHeaders(headers: Record<string, string | string[] | undefined>) {

@@ -72,6 +72,19 @@ export const errorCodes = {
     trpc: "CONFLICT",
     message: "A conversation with this id exists already",
   },
+  /** The same `Idempotency-Key` came with another request (path or body) within 24 h. */
+  IDEMPOTENCY_KEY_REUSED: {
+    status: 422,
+    trpc: "BAD_REQUEST",
+    message: "This Idempotency-Key was used with a different request",
+  },
+  /** The first request with this `Idempotency-Key` is still running (in another process). */
+  IDEMPOTENCY_KEY_IN_PROGRESS: {
+    status: 409,
+    trpc: "CONFLICT",
+    message: "A request with this Idempotency-Key is still in progress; retry shortly",
+    retryAfterSeconds: 1,
+  },
   LAST_API_KEY: { status: 409, trpc: "CONFLICT", message: "The last API key cannot be revoked" },
   API_KEY_LIMIT_REACHED: { status: 409, trpc: "CONFLICT", message: "Too many API keys" },
   SPEC_NOT_SUPPORTED: {

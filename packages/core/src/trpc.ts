@@ -1,9 +1,12 @@
 import { initTRPC } from "@trpc/server";
 import { TRPC_ERROR_CODES_BY_KEY } from "@trpc/server/rpc";
+// The marker every middleware result carries: a replayed create answers without calling `next`.
+import { middlewareMarker } from "@trpc/server/unstable-core-do-not-import";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import type { Context } from "./context";
 import { describeError, toTRPCError } from "./describe-error";
-import { AppError, errorCodes } from "./errors";
+import { AppError, errorCodes, HttpStatus } from "./errors";
+import { runIdempotent } from "./idempotency/run-idempotent";
 
 export type Meta = OpenApiMeta<{
   /** HTTP status of a successful REST call (201 for creates); 200 when absent. */
@@ -47,12 +50,34 @@ const mapErrors = t.middleware(async ({ next }) => {
 
 export const publicProcedure = t.procedure.use(mapErrors);
 
-/** Procedures that need a valid API key; `ctx.user` is set past this point. */
-export const authedProcedure = publicProcedure.use(({ ctx, next }) => {
-  const user = ctx.user;
-  if (!user) throw new AppError("UNAUTHORIZED");
-  return next({ ctx: { ...ctx, user } });
+/**
+ * Creates (`successStatus` 201) sent with an `Idempotency-Key`: the same key and body replay the
+ * first answer instead of creating again (see `idempotency/`). Other procedures ignore the header.
+ */
+const idempotentCreates = t.middleware(async ({ ctx, meta, path, getRawInput, next }) => {
+  const key = ctx.idempotency.key;
+  if (meta?.successStatus !== HttpStatus.CREATED || key === null || !ctx.user) return next();
+  return runIdempotent({
+    deps: ctx.deps,
+    user: ctx.user,
+    state: ctx.idempotency,
+    key,
+    path,
+    successStatus: meta.successStatus,
+    getRawInput,
+    next: () => next(),
+    replay: (data) => ({ ok: true as const, data, marker: middlewareMarker }),
+  });
 });
+
+/** Procedures that need a valid API key; `ctx.user` is set past this point. */
+export const authedProcedure = publicProcedure
+  .use(({ ctx, next }) => {
+    const user = ctx.user;
+    if (!user) throw new AppError("UNAUTHORIZED");
+    return next({ ctx: { ...ctx, user } });
+  })
+  .use(idempotentCreates);
 
 export const adminProcedure = authedProcedure.use(({ ctx, next }) => {
   if (!ctx.user.isAdmin) throw new AppError("FORBIDDEN", "Only admins may do this");

@@ -3,6 +3,7 @@ import {
   type Context,
   type Core,
   createContextInner,
+  idempotencyKeyFromHeaders,
   sessionKeyFromHeaders,
 } from "@sandbox-server/core";
 import type { Request } from "express";
@@ -15,5 +16,6 @@ export async function contextFor(core: Core, req: Request, rawBody?: Buffer): Pr
     requestId: req.id,
     rawBody,
     sessionApiKey: sessionKeyFromHeaders(req.headers),
+    idempotencyKey: idempotencyKeyFromHeaders(req.headers),
   });
 }

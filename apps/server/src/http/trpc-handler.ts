@@ -1,9 +1,10 @@
-import { appRouter, type Core, describeError } from "@sandbox-server/core";
+import { appRouter, type Context, type Core, describeError } from "@sandbox-server/core";
 import type { TRPCError } from "@trpc/server";
 import { createExpressMiddleware } from "@trpc/server/adapters/express";
 import type { Logger } from "pino";
 import { describeAndLog } from "./error-response";
 import { contextFor } from "./request-context";
+import { REPLAYED_HEADER } from "./rest/rest-handler";
 
 /**
  * The tRPC surface. Statuses come from the same error table as REST (`data.httpStatus` is the
@@ -15,9 +16,11 @@ export function trpcHandler(options: { core: Core; log: Logger; bodyLimitBytes: 
     router: appRouter,
     createContext: ({ req }) => contextFor(core, req),
     maxBodySize: options.bodyLimitBytes,
-    responseMeta: ({ errors }: { errors: TRPCError[] }) => {
+    responseMeta: ({ ctx, errors }: { ctx?: Context; errors: TRPCError[] }) => {
       const [error] = errors;
-      if (!error) return {};
+      if (!error) {
+        return ctx?.idempotency.replayed ? { headers: { [REPLAYED_HEADER]: "true" } } : {};
+      }
       const described = describeError(error);
       const retryAfter = described.retryAfterSeconds;
       return {

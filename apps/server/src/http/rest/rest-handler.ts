@@ -14,6 +14,8 @@ import { decodeParams, parseQuery } from "./request-input";
 import type { RouteTable } from "./route-table";
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
+/** Set on a create answered from its `Idempotency-Key` record (both surfaces). */
+export const REPLAYED_HEADER = "idempotent-replayed";
 
 type ProcedureFn = (input: unknown) => Promise<unknown>;
 
@@ -111,6 +113,7 @@ export function restHandler(options: RestHandlerOptions) {
         : { ...search, ...params };
       const ctx = await contextFor(core, req, body?.bytes);
       const output = await procedureOf(ctx, route.procedure)(input);
+      if (ctx.idempotency.replayed) res.setHeader(REPLAYED_HEADER, "true");
       res.status(route.successStatus).json(output);
     } catch (error) {
       if (error instanceof ClientGoneError || res.headersSent) return;
