@@ -1,6 +1,7 @@
 import type { AnyTRPCProcedure } from "@trpc/server";
 import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
 import { type ErrorCode, errorCodes, HttpStatus, isErrorStatus } from "./errors";
+import { documentIdempotencyKey } from "./idempotency/openapi";
 import { appRouter } from "./router";
 import { API_PREFIX, DEFAULT_BODY_LIMIT_BYTES } from "./shared/rest";
 import type { Meta } from "./trpc";
@@ -135,6 +136,7 @@ export function createOpenApiDocument(
         operation.responses[String(success)] = operation.responses[ok];
         delete operation.responses[ok];
       }
+      if (success === HttpStatus.CREATED) documentIdempotencyKey(operation);
       for (const status of Object.keys(operation.responses)) {
         if (!isErrorStatus(Number(status))) continue;
         operation.responses[status] = {
