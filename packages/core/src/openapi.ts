@@ -52,6 +52,49 @@ const statusText = new Map(
   responseText.map(([code, text]) => [String(errorCodes[code].status), text]),
 );
 
+/** Every tag an operation may carry, with what it groups; the document defines each one used. */
+const tagDescriptions: Record<string, string> = {
+  Sandboxes:
+    "Isolated environments, each running an agent server: start, read, search, pause, resume, delete",
+  "Sandbox specs": "Templates a sandbox is started from (image or command, limits, environment)",
+  "App conversations":
+    "Conversations with an agent inside a sandbox: create, read, search, rename, delete, and send-message, the thin proxy to the agent server",
+  Events: "The events of a conversation as the control plane stored them while following it",
+  Webhooks:
+    "User-registered endpoints that receive a conversation's events and sandbox lifecycle events (see `webhooks`)",
+  Users: "Users and their API keys (creating and managing other users is for admins)",
+  Settings: "OpenHands-compatible settings and web-client configuration",
+};
+
+/** Where the control plane listens unless HOST and PORT say otherwise (`npm start`). */
+const defaultServer = {
+  url: "http://{host}:{port}",
+  description: "A control plane started with `npm start`: HOST and PORT, default 127.0.0.1:3000",
+  variables: {
+    host: { default: "127.0.0.1", description: "HOST" },
+    port: { default: "3000", description: "PORT" },
+  },
+};
+
+const SESSION_KEY_HEADER = "x-session-api-key";
+
+/**
+ * zod writes `Number.MIN_SAFE_INTEGER`/`MAX_SAFE_INTEGER` as the bounds of every `.int()`; they say
+ * nothing `type: integer` does not, and documentation tools turn them into examples such as
+ * `"port": -9007199254740991`. Removed everywhere, in place.
+ */
+function dropSafeIntegerBounds(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) dropSafeIntegerBounds(item);
+    return;
+  }
+  if (!node || typeof node !== "object") return;
+  const record = node as Record<string, unknown>;
+  if (record.minimum === Number.MIN_SAFE_INTEGER) delete record.minimum;
+  if (record.maximum === Number.MAX_SAFE_INTEGER) delete record.maximum;
+  for (const value of Object.values(record)) dropSafeIntegerBounds(value);
+}
+
 /** Procedure path (e.g. `sandboxes.start`) → its meta, for statuses and documentation. */
 export function procedureMetas(): Map<string, Meta> {
   const procedures = appRouter._def.procedures as unknown as Record<string, AnyTRPCProcedure>;
@@ -88,12 +131,27 @@ export function createOpenApiDocument(
       `Request bodies are JSON (\`application/json\`, UTF-8, not compressed) of at most ${bodyLimit}; ` +
       "a larger body is refused with 413 `PAYLOAD_TOO_LARGE`, any other type or a " +
       "`Content-Encoding` with 415 `UNSUPPORTED_MEDIA_TYPE`.",
-    baseUrl: baseUrl || "/",
+    baseUrl: baseUrl || defaultServer.url,
     securitySchemes: {
       Authorization: { type: "http", scheme: "bearer" },
       ApiKeyHeader: { type: "apiKey", in: "header", name: "X-API-Key" },
+      SessionApiKey: {
+        type: "apiKey",
+        in: "header",
+        name: "X-Session-API-Key",
+        description: "A sandbox's own session key (only where an operation says so)",
+      },
     },
   });
+  // Without a base URL (how the server serves it): the server that answered, relative, first (so
+  // /docs works on any port), then where `npm start` listens, host and port as variables.
+  if (!baseUrl) {
+    doc.servers = [
+      { url: "/", description: "The control plane that served this document" },
+      defaultServer,
+    ];
+  }
+  doc.info.license = { name: "MIT", identifier: "MIT" };
   const successByOperation = new Map<string, number>();
   const bodyQueryByOperation = new Map<string, string[]>();
   for (const meta of procedureMetas().values()) {
@@ -117,6 +175,21 @@ export function createOpenApiDocument(
     for (const method of ["get", "post", "put", "patch", "delete"] as const) {
       const operation = item?.[method];
       if (!operation?.responses) continue;
+      // An operation authenticated by a sandbox's session key declares the header as a request
+      // header (rest()'s `sessionKey`); it is that operation's security, not a parameter. Other
+      // unprotected operations are public, which the document states explicitly.
+      const parameters = operation.parameters ?? [];
+      const sessionKey = parameters.some(
+        (p) => "in" in p && p.in === "header" && p.name.toLowerCase() === SESSION_KEY_HEADER,
+      );
+      if (sessionKey) {
+        operation.parameters = parameters.filter(
+          (p) => !("in" in p && p.in === "header" && p.name.toLowerCase() === SESSION_KEY_HEADER),
+        );
+        operation.security = [{ SessionApiKey: [] }];
+      } else if (!operation.security) {
+        operation.security = [];
+      }
       const bodyQuery = operation.operationId && bodyQueryByOperation.get(operation.operationId);
       if (bodyQuery) {
         operation.parameters = [
@@ -154,5 +227,26 @@ export function createOpenApiDocument(
     ? { $ref: "#/components/schemas/ConversationEvent" }
     : { type: "object" as const };
   doc.webhooks = webhookDocs(agentEvent);
+  // Deliveries carry a signature, not a credential of ours.
+  for (const item of Object.values(doc.webhooks)) {
+    if (item && "post" in item && item.post && !item.post.security) item.post.security = [];
+  }
+  doc.tags = usedTags(doc).map((name) => {
+    const description = tagDescriptions[name];
+    if (!description) throw new Error(`OpenAPI tag "${name}" has no description in openapi.ts`);
+    return { name, description };
+  });
+  dropSafeIntegerBounds(doc);
   return doc;
+}
+
+/** The tags the operations use, in order of first use. */
+function usedTags(doc: OpenAPIObject): string[] {
+  const tags = new Set<string>();
+  for (const item of Object.values(doc.paths ?? {})) {
+    for (const method of ["get", "post", "put", "patch", "delete"] as const) {
+      for (const tag of item?.[method]?.tags ?? []) tags.add(tag);
+    }
+  }
+  return [...tags];
 }

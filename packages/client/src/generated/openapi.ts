@@ -9,7 +9,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Search sandboxes */
+    /**
+     * Search sandboxes
+     * @description The caller's sandboxes, newest first, a page at a time (`limit` 1..100, `page_id` from the previous page's `next_page_id`). Filters: `status`, `sandbox_spec_id`, `label` (`key` or `key=value`).
+     */
     get: operations["search_sandboxes_api_v1_sandboxes_search_get"];
     put?: never;
     post?: never;
@@ -54,7 +57,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Read a sandbox */
+    /**
+     * Read a sandbox
+     * @description One of the caller's sandboxes: its status, `status_detail`, labels and, while RUNNING, `agent_server_url`, `exposed_urls` and `session_api_key`. Another user's sandbox is 404.
+     */
     get: operations["get_sandbox_api_v1_sandboxes__id__get"];
     put?: never;
     post?: never;
@@ -77,7 +83,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Pause a sandbox */
+    /**
+     * Pause a sandbox
+     * @description Freezes a RUNNING sandbox (`docker pause` or SIGSTOP): its processes stop, its state stays. Pausing a PAUSED sandbox succeeds and changes nothing; any other status is 409 with the current one.
+     */
     post: operations["pause_sandbox_api_v1_sandboxes__sandbox_id__pause_post"];
     delete?: never;
     options?: never;
@@ -152,7 +161,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List sandbox specs */
+    /**
+     * List sandbox specs
+     * @description The templates a sandbox can be started from, the built-in `default` spec among them, a page at a time; each states its runtime's `isolation`.
+     */
     get: operations["search_sandbox_specs_api_v1_sandbox_specs_search_get"];
     put?: never;
     post?: never;
@@ -253,7 +265,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Read a conversation, including its conversation_url */
+    /**
+     * Read a conversation, including its conversation_url
+     * @description One of the caller's conversations with its sandbox's status, `execution_status` and, while the sandbox is RUNNING, `conversation_url` and `session_api_key` for talking to its agent server directly. Another user's conversation is 404.
+     */
     get: operations["get_app_conversation_api_v1_app_conversations__id__get"];
     put?: never;
     post?: never;
@@ -334,7 +349,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Search start tasks */
+    /**
+     * Search start tasks
+     * @description The caller's start tasks (each conversation create, with its progress to READY or ERROR), a page at a time, filtered by `conversation_id__eq` and `created_at__gte`.
+     */
     get: operations["search_app_conversation_start_tasks_api_v1_app_conversations_start_tasks_search_get"];
     put?: never;
     post?: never;
@@ -351,7 +369,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Count start tasks */
+    /**
+     * Count start tasks
+     * @description How many of the caller's start tasks match the same filters as the search.
+     */
     get: operations["count_app_conversation_start_tasks_api_v1_app_conversations_start_tasks_count_get"];
     put?: never;
     post?: never;
@@ -408,7 +429,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Count a conversation's events */
+    /**
+     * Count a conversation's events
+     * @description How many stored events of one of the caller's conversations match the same filters as the event search; also while its sandbox is paused and after it is archived.
+     */
     get: operations["count_events_api_v1_conversation__conversation_id__events_count_get"];
     put?: never;
     post?: never;
@@ -425,7 +449,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List webhooks */
+    /**
+     * List webhooks
+     * @description The caller's webhooks, a page at a time. Secrets are never shown again after the create.
+     */
     get: operations["search_webhooks_api_v1_webhooks_get"];
     put?: never;
     /**
@@ -446,7 +473,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Read a webhook */
+    /**
+     * Read a webhook
+     * @description One of the caller's webhooks (without its secret). Another user's webhook is 404.
+     */
     get: operations["get_webhook_api_v1_webhooks__id__get"];
     put?: never;
     post?: never;
@@ -487,7 +517,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Every user, oldest first (admins only) */
+    /**
+     * Every user, oldest first (admins only)
+     * @description Every user with their role and state; for admins only (403 otherwise). Keys are never shown.
+     */
     get: operations["list_users_api_v1_users_get"];
     put?: never;
     /**
@@ -508,7 +541,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Read a user (admins only) */
+    /**
+     * Read a user (admins only)
+     * @description One user with their role and state; for admins only (403 otherwise).
+     */
     get: operations["get_user_api_v1_users__id__get"];
     put?: never;
     post?: never;
@@ -589,7 +625,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The caller's live API keys */
+    /**
+     * The caller's live API keys
+     * @description The caller's keys that are not revoked: id, name, prefix and whether it is the key of this request; never the key itself.
+     */
     get: operations["list_api_keys_api_v1_users_me_api_keys_get"];
     put?: never;
     /**
@@ -1461,7 +1500,10 @@ export interface operations {
         /** @description Also accepted in the body; both given must agree */
         sandbox_spec_id?: string;
       };
-      header?: never;
+      header?: {
+        /** @description Makes the create safe to retry: within 24 h the same key (per user) with the same request answers the first response again (`Idempotent-Replayed: true`) instead of creating again; with a different request 422 `IDEMPOTENCY_KEY_REUSED`; while the first is still running elsewhere 409 `IDEMPOTENCY_KEY_IN_PROGRESS` (retry). Failed creates are not kept. */
+        "Idempotency-Key"?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -1483,6 +1525,8 @@ export interface operations {
       /** @description Successful response */
       201: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request's */
+          "Idempotent-Replayed"?: "true";
           [name: string]: unknown;
         };
         content: {
@@ -1500,6 +1544,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict with the sandbox's current status */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -2125,7 +2178,10 @@ export interface operations {
   start_app_conversation_api_v1_app_conversations_post: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes the create safe to retry: within 24 h the same key (per user) with the same request answers the first response again (`Idempotent-Replayed: true`) instead of creating again; with a different request 422 `IDEMPOTENCY_KEY_REUSED`; while the first is still running elsewhere 409 `IDEMPOTENCY_KEY_IN_PROGRESS` (retry). Failed creates are not kept. */
+        "Idempotency-Key"?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -2217,6 +2273,8 @@ export interface operations {
       /** @description Successful response */
       201: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request's */
+          "Idempotent-Replayed"?: "true";
           [name: string]: unknown;
         };
         content: {
@@ -3218,7 +3276,10 @@ export interface operations {
   create_webhook_api_v1_webhooks_post: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes the create safe to retry: within 24 h the same key (per user) with the same request answers the first response again (`Idempotent-Replayed: true`) instead of creating again; with a different request 422 `IDEMPOTENCY_KEY_REUSED`; while the first is still running elsewhere 409 `IDEMPOTENCY_KEY_IN_PROGRESS` (retry). Failed creates are not kept. */
+        "Idempotency-Key"?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -3240,6 +3301,8 @@ export interface operations {
       /** @description Successful response */
       201: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request's */
+          "Idempotent-Replayed"?: "true";
           [name: string]: unknown;
         };
         content: {
@@ -3257,6 +3320,15 @@ export interface operations {
       };
       /** @description Not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict with the sandbox's current status */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -3500,7 +3572,10 @@ export interface operations {
   create_user_api_v1_users_post: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes the create safe to retry: within 24 h the same key (per user) with the same request answers the first response again (`Idempotent-Replayed: true`) instead of creating again; with a different request 422 `IDEMPOTENCY_KEY_REUSED`; while the first is still running elsewhere 409 `IDEMPOTENCY_KEY_IN_PROGRESS` (retry). Failed creates are not kept. */
+        "Idempotency-Key"?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -3516,6 +3591,8 @@ export interface operations {
       /** @description Successful response */
       201: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request's */
+          "Idempotent-Replayed"?: "true";
           [name: string]: unknown;
         };
         content: {
@@ -3988,7 +4065,10 @@ export interface operations {
   create_api_key_api_v1_users_me_api_keys_post: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes the create safe to retry: within 24 h the same key (per user) with the same request answers the first response again (`Idempotent-Replayed: true`) instead of creating again; with a different request 422 `IDEMPOTENCY_KEY_REUSED`; while the first is still running elsewhere 409 `IDEMPOTENCY_KEY_IN_PROGRESS` (retry). Failed creates are not kept. */
+        "Idempotency-Key"?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -4003,6 +4083,8 @@ export interface operations {
       /** @description Successful response */
       201: {
         headers: {
+          /** @description `true` when this answer is the replay of an earlier request's */
+          "Idempotent-Replayed"?: "true";
           [name: string]: unknown;
         };
         content: {

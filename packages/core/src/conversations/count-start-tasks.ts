@@ -8,6 +8,7 @@ export const countStartTasks = authedProcedure
   .meta(
     rest("GET", "/app-conversations/start-tasks/count", "count_app_conversation_start_tasks", {
       summary: "Count start tasks",
+      description: "How many of the caller's start tasks match the same filters as the search.",
       tag: "App conversations",
     }),
   )

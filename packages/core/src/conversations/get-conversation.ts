@@ -7,6 +7,8 @@ export const getConversation = authedProcedure
   .meta(
     rest("GET", "/app-conversations/{id}", "get_app_conversation", {
       summary: "Read a conversation, including its conversation_url",
+      description:
+        "One of the caller's conversations with its sandbox's status, `execution_status` and, while the sandbox is RUNNING, `conversation_url` and `session_api_key` for talking to its agent server directly. Another user's conversation is 404.",
       tag: "App conversations",
       errors: ["CONVERSATION_NOT_FOUND"],
     }),

@@ -7,6 +7,8 @@ export const searchStartTasks = authedProcedure
   .meta(
     rest("GET", "/app-conversations/start-tasks/search", "search_app_conversation_start_tasks", {
       summary: "Search start tasks",
+      description:
+        "The caller's start tasks (each conversation create, with its progress to READY or ERROR), a page at a time, filtered by `conversation_id__eq` and `created_at__gte`.",
       tag: "App conversations",
     }),
   )

@@ -7,6 +7,8 @@ export const searchSandboxSpecs = authedProcedure
   .meta(
     rest("GET", "/sandbox-specs/search", "search_sandbox_specs", {
       summary: "List sandbox specs",
+      description:
+        "The templates a sandbox can be started from, the built-in `default` spec among them, a page at a time; each states its runtime's `isolation`.",
       tag: "Sandbox specs",
     }),
   )

@@ -13,7 +13,7 @@ export const ExposedUrl = z
       .string()
       .describe("`AGENT_SERVER` (the agent server's base URL); our specs expose nothing else"),
     url: z.string(),
-    port: z.number().int(),
+    port: z.number().int().min(1).max(65535),
   })
   .meta({ id: "ExposedUrl" });
 

@@ -14,7 +14,7 @@ export const getSandboxSecret = publicProcedure
         "Authenticated like the secret list. This server stores no user secrets, so a valid key gets 404 for every name (OpenHands' SDK reads 404 as no such secret).",
       tag: "Sandboxes",
       operationIdPath: "/sandboxes/{sandbox_id}/settings/secrets/{secret_name}",
-      protect: false,
+      sessionKey: true,
       errors: ["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"],
     }),
   )

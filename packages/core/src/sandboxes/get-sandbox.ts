@@ -7,6 +7,8 @@ export const getSandbox = authedProcedure
   .meta(
     rest("GET", "/sandboxes/{id}", "get_sandbox", {
       summary: "Read a sandbox",
+      description:
+        "One of the caller's sandboxes: its status, `status_detail`, labels and, while RUNNING, `agent_server_url`, `exposed_urls` and `session_api_key`. Another user's sandbox is 404.",
       tag: "Sandboxes",
       errors: ["SANDBOX_NOT_FOUND"],
     }),

@@ -15,7 +15,7 @@ export const listSandboxSecrets = publicProcedure
         "Authenticated with the sandbox's own session key (`X-Session-API-Key`), not an API key: 401 without a valid key of a RUNNING sandbox, 403 for another sandbox's key. Always an empty list: this server stores no user secrets.",
       tag: "Sandboxes",
       operationIdPath: "/sandboxes/{sandbox_id}/settings/secrets",
-      protect: false,
+      sessionKey: true,
       errors: ["UNAUTHORIZED", "FORBIDDEN"],
     }),
   )

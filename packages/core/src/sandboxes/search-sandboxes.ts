@@ -7,6 +7,8 @@ export const searchSandboxes = authedProcedure
   .meta(
     rest("GET", "/sandboxes/search", "search_sandboxes", {
       summary: "Search sandboxes",
+      description:
+        "The caller's sandboxes, newest first, a page at a time (`limit` 1..100, `page_id` from the previous page's `next_page_id`). Filters: `status`, `sandbox_spec_id`, `label` (`key` or `key=value`).",
       tag: "Sandboxes",
     }),
   )

@@ -1,4 +1,5 @@
 import type { OpenApiMethod } from "trpc-to-openapi";
+import { z } from "zod";
 import { type ErrorCode, errorCodes } from "../errors";
 import type { Meta } from "../trpc";
 
@@ -26,6 +27,11 @@ interface RestOptions {
   successStatus?: number;
   description?: string;
   protect?: boolean;
+  /**
+   * Authenticated by a sandbox's own session key (`X-Session-API-Key`) instead of an API key:
+   * the document gives the operation that security (implies `protect: false`).
+   */
+  sessionKey?: boolean;
   /** Query parameters a body method takes too (see `Meta.bodyQuery`); documented as such. */
   bodyQuery?: string[];
   /**
@@ -36,6 +42,9 @@ interface RestOptions {
   operationIdPath?: `/${string}`;
 }
 
+/** Declared as a request header so that the document can state the operation's security. */
+const SessionKeyHeader = z.object({ "X-Session-API-Key": z.string() });
+
 const BODY_METHODS: ReadonlySet<OpenApiMethod> = new Set(["POST", "PUT", "PATCH"]);
 
 /** The REST side of a procedure: `meta.openapi` plus our success status. */
@@ -45,7 +54,7 @@ export function rest(
   fn: string,
   options: RestOptions,
 ): Meta {
-  const protect = options.protect ?? true;
+  const protect = options.sessionKey ? false : (options.protect ?? true);
   const codes: ErrorCode[] = [
     ...(protect ? (["UNAUTHORIZED"] as const) : []),
     "VALIDATION_FAILED",
@@ -64,6 +73,7 @@ export function rest(
       ...(options.description ? { description: options.description } : {}),
       tags: [options.tag],
       protect,
+      ...(options.sessionKey ? { requestHeaders: SessionKeyHeader } : {}),
       errorResponses: statuses,
     },
   };

@@ -8,6 +8,7 @@ export const getUser = adminProcedure
   .meta(
     rest("GET", "/users/{id}", "get_user", {
       summary: "Read a user (admins only)",
+      description: "One user with their role and state; for admins only (403 otherwise).",
       tag: "Users",
       errors: ["FORBIDDEN", "USER_NOT_FOUND"],
     }),

@@ -8,6 +8,8 @@ export const listApiKeys = authedProcedure
   .meta(
     rest("GET", "/users/me/api-keys", "list_api_keys", {
       summary: "The caller's live API keys",
+      description:
+        "The caller's keys that are not revoked: id, name, prefix and whether it is the key of this request; never the key itself.",
       tag: "Users",
     }),
   )

@@ -8,6 +8,8 @@ export const listUsers = adminProcedure
   .meta(
     rest("GET", "/users", "list_users", {
       summary: "Every user, oldest first (admins only)",
+      description:
+        "Every user with their role and state; for admins only (403 otherwise). Keys are never shown.",
       tag: "Users",
       errors: ["FORBIDDEN"],
     }),

@@ -7,6 +7,8 @@ export const getWebhook = authedProcedure
   .meta(
     rest("GET", "/webhooks/{id}", "get_webhook", {
       summary: "Read a webhook",
+      description:
+        "One of the caller's webhooks (without its secret). Another user's webhook is 404.",
       tag: "Webhooks",
       errors: ["WEBHOOK_NOT_FOUND"],
     }),

@@ -7,6 +7,8 @@ export const listWebhooks = authedProcedure
   .meta(
     rest("GET", "/webhooks", "search_webhooks", {
       summary: "List webhooks",
+      description:
+        "The caller's webhooks, a page at a time. Secrets are never shown again after the create.",
       tag: "Webhooks",
     }),
   )
