@@ -39,6 +39,8 @@ export default defineConfig({
                   "test/http.test.ts",
                   "test/rest-surface.test.ts",
                   "test/http-hardening.test.ts",
+                  // OpenHands' clients are driven on the process runtime whatever the project.
+                  "test/openhands-clients.test.ts",
                 ],
                 env: { TEST_RUNTIME: "docker" },
                 globalSetup: ["../../packages/runtime/src/docker/test/global-setup.ts"],
