@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the system packages the test suites use, from Debian's archive: bubblewrap (process
-# sandboxes run under it; its isolation tests fail without it when CI=true). Idempotent; needs root
+# sandboxes run under it; its isolation tests fail without it when CI=true) and jq (the README's
+# walkthrough, run by scripts/test-readme.sh). Idempotent; needs root
 # on a machine that lacks them.
 set -euo pipefail
 
@@ -8,6 +9,7 @@ log() { printf '[install-deps] %s\n' "$*" >&2; }
 
 missing=()
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+command -v jq >/dev/null 2>&1 || missing+=(jq)
 
 if [ ${#missing[@]} -eq 0 ]; then
   log "everything is installed (bwrap $(bwrap --version | awk '{print $2}'))."
