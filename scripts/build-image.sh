@@ -120,6 +120,12 @@ resolve_base() {
     echo "$BASE_IMAGE"
     return
   fi
+  # A base bootstrapped earlier is as good and costs no registry round trip (offline machines).
+  if [ "$BASE_IMAGE" = "node:20-bookworm-slim" ] && image_exists "$LOCAL_BASE"; then
+    log "using the bootstrapped base $LOCAL_BASE (already present)"
+    echo "$LOCAL_BASE"
+    return
+  fi
   log "trying to pull $BASE_IMAGE (up to ${PULL_TIMEOUT}s)..."
   if timeout "$PULL_TIMEOUT" docker pull "$BASE_IMAGE" >&2 2>/dev/null; then
     echo "$BASE_IMAGE"
