@@ -3,7 +3,7 @@
  * apps/agent-server/dist), then bench/results/<date>.json and the table in README.md.
  *
  *   npm run bench -- --only proxy,webhook-fairness   some figures (merged into the day's file)
- *   npm run bench -- --seconds 5                     length of each proxy load run (default 8)
+ *   npm run bench -- --seconds 8                     seconds per proxy cell, over 4 rounds (default 8)
  *   npm run bench -- --profile                       also a V8 CPU profile of send-message
  *   npm run bench -- --no-write                      print only; no JSON, no README
  *   npm run bench -- --list                          the figure names
@@ -13,6 +13,7 @@
  */
 
 import { execFileSync } from "node:child_process";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -102,7 +103,10 @@ const ctx: BenchContext = { dockerSkip, log, options: { seconds, profile: values
 const results: FigureResult[] = [];
 for (const figure of selected) {
   log(`${figure.name}…`);
-  results.push(await figure.run(ctx));
+  // On a shared machine the figures move with the background load: each says what it was.
+  const load = Math.round((os.loadavg()[0] ?? 0) * 10) / 10;
+  const result = await figure.run(ctx);
+  results.push({ ...result, data: { load_average_1m_at_start: load, ...result.data } });
 }
 
 const rows = results.flatMap((r) => r.rows);
@@ -114,7 +118,7 @@ if (values["no-write"]) process.exit(0);
 
 const date = new Date().toISOString().slice(0, 10);
 const machine = describeMachine();
-const { file, table, notes } = writeResults(
+const { file, table, notes, loads } = writeResults(
   date,
   {
     date: new Date().toISOString(),
@@ -135,7 +139,7 @@ const { file, table, notes } = writeResults(
   results,
   FIGURES.map((f) => f.key),
 );
-await updateReadme(date, machine, file, table, notes);
+await updateReadme(date, machine, file, table, notes, loads);
 log(`wrote ${file} and the README table`);
 
 /** A bundle's path: relative to the checkout when it is inside it. */

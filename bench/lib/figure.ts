@@ -20,7 +20,7 @@ export interface FigureResult {
 
 /** Command-line options every figure may read. */
 export interface BenchOptions {
-  /** `--seconds N`: length of each load run of the proxy figure (default 8). */
+  /** `--seconds N`: seconds of load per cell of the proxy figure, split over its rounds (default 8). */
   seconds: number;
   /** `--profile`: also record a V8 CPU profile of the control plane under send-message load. */
   profile: boolean;

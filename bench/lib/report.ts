@@ -42,14 +42,14 @@ interface ResultsFile {
  * Writes bench/results/<date>.json. A run of some figures (`--only`) replaces those figures in the
  * day's file and keeps the others, so a full table can be assembled from partial runs; `order`
  * (figure keys) keeps the table in the registry's order. Returns the path, the whole table and
- * the figures' notes for the README.
+ * the figures' notes and the load averages they were measured at, for the README.
  */
 export function writeResults(
   date: string,
   meta: Record<string, unknown>,
   figures: FigureResult[],
   order: string[],
-): { file: string; table: StoredRow[]; notes: string[] } {
+): { file: string; table: StoredRow[]; notes: string[]; loads: number[] } {
   const dir = path.join(root, "bench/results");
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${date}.json`);
@@ -83,7 +83,11 @@ export function writeResults(
   const notes = sorted.flatMap(
     ([, data]) => (data as { readme_notes?: string[] }).readme_notes ?? [],
   );
-  return { file: path.relative(root, file), table, notes };
+  const loads = sorted.flatMap(([, data]) => {
+    const load = (data as { load_average_1m_at_start?: number }).load_average_1m_at_start;
+    return typeof load === "number" ? [load] : [];
+  });
+  return { file: path.relative(root, file), table, notes, loads };
 }
 
 function target(row: Row): string {
@@ -101,12 +105,19 @@ export async function updateReadme(
   resultsFile: string,
   rows: Row[],
   notes: string[],
+  loads: number[],
 ): Promise<void> {
+  const low = Math.min(...loads);
+  const high = Math.max(...loads);
+  const load = loads.length
+    ? `; load average (1 min) ${low === high ? low : `${low}–${high}`} as the figures began`
+    : "";
   const table = [
     "## Benchmarks",
     "",
     `\`npm run bench\` on ${date}: ${machine.cpus} × ${machine.cpu_model}, ${machine.memory_gib} GiB, ` +
-      `${machine.os}, Node ${machine.node}. Every figure in full: [${resultsFile}](${resultsFile}).`,
+      `${machine.os}, Node ${machine.node}${load}. ` +
+      `Every figure in full: [${resultsFile}](${resultsFile}).`,
     "",
     "| Figure | Runtime | Measure | Value | Target |",
     "|---|---|---|---|---|",
