@@ -14,6 +14,7 @@ import { applyCors } from "./http/cors";
 import { sendError } from "./http/errors";
 import { logRequest } from "./http/request-log";
 import { discardRest, sendJson } from "./http/respond";
+import { readRotatedKey, rotateSessionKey } from "./http/session-keys";
 import { describeError, type Logger, silentLogger } from "./logger";
 import { VERSION } from "./version";
 
@@ -62,7 +63,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
   const limits: HttpLimits = { ...DEFAULT_LIMITS, ...options.limits };
   const state: ServerState = {
     logger,
-    keys: createKeyChecker(options.sessionApiKeys ?? []),
+    keys: createKeyChecker(startKeys(options)),
     limits,
     workspaceDir: options.workspaceDir,
     version: VERSION,
@@ -148,6 +149,10 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
       sendJson(res, { detail: "Unauthorized" }, 401);
       return;
     }
+    if (route === "/api/session-keys" && req.method === "POST") {
+      await rotateSessionKey(req, res, state.keys, options.dataDir);
+      return;
+    }
     // Probes do not count as activity: only API calls (and socket traffic) keep a sandbox busy.
     state.lastActivityAt = Date.now();
     await (api ?? (await loadApi())).handle(req, res);
@@ -189,6 +194,14 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
       return closing;
     },
   };
+}
+
+/** A key rotated earlier (kept in the data directory) wins over the keys the server was given. */
+function startKeys(options: AgentServerOptions): readonly string[] {
+  const given = options.sessionApiKeys ?? [];
+  if (given.length === 0) return given;
+  const rotated = readRotatedKey(options.dataDir);
+  return rotated ? [rotated] : given;
 }
 
 function resolveFilesRoot(root: string): string {

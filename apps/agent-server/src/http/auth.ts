@@ -2,15 +2,20 @@ export const SESSION_KEY_HEADER = "x-session-api-key";
 
 /** Session-key check shared by HTTP and WebSocket. With no keys configured, all is allowed. */
 export interface KeyChecker {
-  required: boolean;
+  readonly required: boolean;
   accepts(candidate: string | undefined): boolean;
+  /** From now on only `keys` are accepted (a rotation: the keys before stop working at once). */
+  replace(keys: readonly string[]): void;
 }
 
-export function createKeyChecker(keys: readonly string[]): KeyChecker {
+export function createKeyChecker(initial: readonly string[]): KeyChecker {
+  let keys = [...initial];
   // node:crypto is loaded at the first check, not at start (see "Footprint" in the README).
   let digests: Buffer[] | undefined;
   return {
-    required: keys.length > 0,
+    get required() {
+      return keys.length > 0;
+    },
     accepts(candidate) {
       if (keys.length === 0) return true;
       if (!candidate) return false;
@@ -20,6 +25,10 @@ export function createKeyChecker(keys: readonly string[]): KeyChecker {
       digests ??= keys.map(digest);
       const given = digest(candidate);
       return digests.some((known) => crypto.timingSafeEqual(known, given));
+    },
+    replace(next) {
+      keys = [...next];
+      digests = undefined;
     },
   };
 }
