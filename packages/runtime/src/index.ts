@@ -1,5 +1,6 @@
 export * from "./docker";
 export * from "./health";
+export { KeyedLock } from "./keyed-lock";
 export {
   type BwrapSupport,
   type DetectBwrapOptions,

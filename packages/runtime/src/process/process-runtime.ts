@@ -12,7 +12,7 @@ import type {
 import { readLogTail } from "./agent-server-log";
 import { describeOom, removeRunCgroup } from "./isolation/run-limits";
 import { cgroupNameFor, type SandboxLimits } from "./isolation/sandbox-cgroup";
-import { KeyedLock } from "./keyed-lock";
+import { KeyedLock } from "../keyed-lock";
 import { describeExit, type ExitInfo, withOutput } from "./launch-agent-server";
 import { launchRun, launchState } from "./launch-run";
 import {
