@@ -64,6 +64,8 @@ const EnvSchema = z.object({
   PROCESS_SANDBOXING: z.enum(["auto", "bwrap", "none"]).default("auto"),
   ALLOW_UNISOLATED_MULTI_USER: flag,
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: flag,
+  /** Bearer token for GET /metrics (admins' API keys work too). Never shown in errors (TOKEN). */
+  METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   /** Encrypts secrets at rest; absent: DATA_DIR/secrets-key. Never shown in errors (name has KEY). */
   SECRETS_KEY: z
     .string()
@@ -90,7 +92,9 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
       const name = issue.path.join(".");
       const value = source[name];
       const shown =
-        value === undefined || /KEY|SECRET/.test(name) ? "" : ` (got ${JSON.stringify(value)})`;
+        value === undefined || /KEY|SECRET|TOKEN/.test(name)
+          ? ""
+          : ` (got ${JSON.stringify(value)})`;
       return `${name} ${issue.message}${shown}`;
     });
     throw new ConfigError(`invalid configuration: ${problems.join("; ")}`);

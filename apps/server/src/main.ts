@@ -38,6 +38,7 @@ async function main() {
     host: env.HOST,
     adminApiKey: env.ADMIN_API_KEY,
     secretsKey: env.SECRETS_KEY,
+    metricsToken: env.METRICS_TOKEN,
     bodyLimitBytes: env.BODY_LIMIT_BYTES,
     defaultImage: env.SANDBOX_IMAGE,
     ...(existsSync(bundledMigrations) ? { migrationsFolder: bundledMigrations } : {}),

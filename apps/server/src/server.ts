@@ -8,6 +8,7 @@ import type { Logger } from "pino";
 import { createApp } from "./http/app";
 import { answerClientErrors } from "./http/client-errors";
 import { type HttpTimeouts, httpServerOptions } from "./http/server-options";
+import { createServerMetrics } from "./metrics/registry";
 import { openStore } from "./open-store";
 
 export interface StartServerOptions {
@@ -25,6 +26,8 @@ export interface StartServerOptions {
   migrationsFolder?: string;
   /** SECRETS_KEY (32 bytes); when absent, DATA_DIR/secrets-key (generated on the first start). */
   secretsKey?: Uint8Array | undefined;
+  /** METRICS_TOKEN: a bearer token for GET /metrics besides admins' API keys. */
+  metricsToken?: string | undefined;
 }
 
 export interface RunningServer {
@@ -46,13 +49,16 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     migrationsFolder: options.migrationsFolder,
     log,
   });
+  const metrics = createServerMetrics();
   const core = createCore({
     store,
     runtime: options.runtime,
     log,
+    metrics: metrics.core,
     ...(options.config ? { config: options.config } : {}),
     ...(options.defaultImage ? { defaultImage: options.defaultImage } : {}),
   });
+  metrics.attach(core);
   const { generatedKey } = await bootstrapAdmin(core.deps, options.adminApiKey);
   let adminKeyFile: string | null = null;
   if (generatedKey) {
@@ -67,6 +73,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     log,
     bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
     isReady: () => ready,
+    metrics,
+    metricsToken: options.metricsToken,
   });
   await core.start();
   const server = createServer(httpServerOptions(options.httpTimeouts), app);

@@ -91,6 +91,8 @@ export async function startTestServer(
     runtime?: RuntimeKind;
     /** Process runtime only: `none` runs sandboxes unisolated (isolation `none`). */
     sandboxing?: "auto" | "none";
+    /** METRICS_TOKEN. */
+    metricsToken?: string;
   } = {},
 ): Promise<TestServer> {
   const kind = options.runtime ?? testRuntime();
@@ -112,7 +114,15 @@ export async function startTestServer(
     ...options.config,
   };
   let runtime = await createRuntime(kind, dataDir, options.sandboxing);
-  const boot = () => startServer({ dataDir, runtime, log, adminApiKey: ADMIN_KEY, config });
+  const boot = () =>
+    startServer({
+      dataDir,
+      runtime,
+      log,
+      adminApiKey: ADMIN_KEY,
+      config,
+      metricsToken: options.metricsToken,
+    });
   let server = await boot();
 
   const t: TestServer = {

@@ -5,6 +5,7 @@ import { type CoreConfig, type CoreDeps, createEvents } from "./deps";
 import { EventFollower } from "./events/event-follower";
 import { recorderFor } from "./events/event-recorder";
 import type { Logger } from "./logger";
+import type { CoreMetrics } from "./metrics";
 import { builtinSpecs } from "./sandbox-specs/builtin";
 import { ForwardGate } from "./sandboxes/forward-gate";
 import { SandboxSupervisor } from "./sandboxes/supervisor";
@@ -44,6 +45,8 @@ export interface CreateCoreOptions {
   /** Image of the built-in spec (docker runtime). */
   defaultImage?: string;
   now?: () => number;
+  /** Receives counters and observations (e.g. the server's Prometheus registry). */
+  metrics?: CoreMetrics;
 }
 
 export interface Core {
@@ -77,6 +80,7 @@ export function createCore(options: CreateCoreOptions): Core {
     activity: new Map(),
     apiKeyCache: new Map(),
     transaction: (work) => options.store.transaction(work),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
   };
   const supervisor = new SandboxSupervisor(deps);
   const follower = new EventFollower(deps);

@@ -3,6 +3,7 @@ import type { ConversationRow, Repositories, SandboxRow, User } from "@sandbox-s
 import type { SandboxRuntime } from "@sandbox-server/runtime";
 import type { AgentServerClient } from "./agent-client";
 import type { Logger } from "./logger";
+import type { CoreMetrics } from "./metrics";
 import type { ForwardGate } from "./sandboxes/forward-gate";
 import type { KeyedLock } from "./shared/keyed-lock";
 
@@ -86,6 +87,8 @@ export interface CoreDeps {
   activity: Map<string, number>;
   /** Recently verified API keys (by hash) → their user, so a request costs no key lookup. */
   apiKeyCache: Map<string, { user: User; expiresAt: number }>;
+  /** Where counters and observations go (the server's Prometheus registry); absent: nowhere. */
+  metrics?: CoreMetrics;
   /**
    * Runs `work` in one store transaction (`Store.transaction`): calls that must hold together go
    * through `tx`, never `repos`, and nothing slow (no network) is awaited inside.

@@ -7,6 +7,7 @@ export * from "./describe-error";
 export * from "./errors";
 export type { EventFollower } from "./events/event-follower";
 export * from "./logger";
+export type { CoreMetrics, DeliveryOutcome, ForwardOutcome } from "./metrics";
 export * from "./openapi";
 export * from "./router";
 export type { Meta } from "./trpc";

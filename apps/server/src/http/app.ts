@@ -2,6 +2,9 @@ import { type Core, createOpenApiDocument, HttpStatus } from "@sandbox-server/co
 import express from "express";
 import type { Logger } from "pino";
 import swaggerUi from "swagger-ui-express";
+import { httpMetrics } from "../metrics/http-metrics";
+import { metricsRoute } from "../metrics/metrics-route";
+import type { ServerMetrics } from "../metrics/registry";
 import { bodyGuards } from "./body-guards";
 import { finalErrorHandler, sendErrorCode } from "./error-response";
 import { requestLog } from "./request-log";
@@ -16,6 +19,9 @@ export interface AppOptions {
   bodyLimitBytes: number;
   /** Whether /ready answers 200 (false while starting and shutting down). */
   isReady: () => boolean;
+  /** Prometheus metrics: requests are timed and GET /metrics serves them. */
+  metrics?: ServerMetrics;
+  metricsToken?: string | undefined;
 }
 
 export function createApp(options: AppOptions): express.Express {
@@ -23,7 +29,9 @@ export function createApp(options: AppOptions): express.Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
+  const routes = restRouteTable();
   app.use(requestLog(log));
+  if (options.metrics) app.use(httpMetrics(options.metrics, routes));
   app.use(bodyGuards(bodyLimitBytes));
 
   // Which runtime runs sandboxes and how it isolates them: a client can refuse to use a server
@@ -43,6 +51,11 @@ export function createApp(options: AppOptions): express.Express {
       .json({ status: ready ? "ready" : "starting" });
   });
 
+  if (options.metrics) {
+    const metrics = options.metrics;
+    app.get("/metrics", metricsRoute({ core, metrics, metricsToken: options.metricsToken }));
+  }
+
   const openApiDocument = createOpenApiDocument("", { bodyLimitBytes });
   app.get("/api/v1/openapi.json", (_req, res) => {
     res.json(openApiDocument);
@@ -54,7 +67,7 @@ export function createApp(options: AppOptions): express.Express {
   );
 
   app.use("/trpc", trpcHandler({ core, log, bodyLimitBytes }));
-  app.use("/api/v1", restHandler({ core, log, routes: restRouteTable(), bodyLimitBytes }));
+  app.use("/api/v1", restHandler({ core, log, routes, bodyLimitBytes }));
 
   app.use((_req, res) => {
     sendErrorCode(res, "NOT_FOUND");

@@ -1,3 +1,4 @@
+import { countForward } from "../metrics";
 import { rest } from "../shared/rest";
 import { authedProcedure } from "../trpc";
 import { AppSendMessageResponse, SendMessageInput } from "./contracts";
@@ -35,5 +36,8 @@ export const sendMessage = withOriginalBody
   .input(SendMessageInput)
   .output(AppSendMessageResponse)
   .mutation(({ ctx, input }) =>
-    sendMessageVerb(ctx.deps, ctx.user.id, input.conversation_id, ctx.originalBody),
+    countForward(
+      ctx.deps.metrics,
+      sendMessageVerb(ctx.deps, ctx.user.id, input.conversation_id, ctx.originalBody),
+    ),
   );

@@ -155,6 +155,8 @@ export interface WebhookDeliveryRepository {
   dueHeads(query: DueDeliveriesQuery): Promise<DueDelivery[]>;
   /** When the soonest head that is not due at `now` will be; null when there is none. */
   nextDueAt(now: number): Promise<number | null>;
+  /** How many deliveries are pending (due or waiting for a retry), for the queue-depth gauge. */
+  countPending(): Promise<number>;
   update(seq: number, patch: WebhookDeliveryPatch): Promise<void>;
   /** A webhook's deliveries, newest first. */
   search(filter: DeliveryFilter, page: PageRequest): Promise<Page<WebhookDeliveryRow>>;

@@ -107,6 +107,7 @@ export function bindRepositories({ read, write }: Executor, secrets: SecretRows)
       get: (id) => read((r) => r.webhookDeliveries.get(id)),
       dueHeads: (query) => read((r) => r.webhookDeliveries.dueHeads(query)),
       nextDueAt: (now) => read((r) => r.webhookDeliveries.nextDueAt(now)),
+      countPending: () => read((r) => r.webhookDeliveries.countPending()),
       update: (seq, patch) => write((r) => r.webhookDeliveries.update(seq, patch)),
       search: (filter, page) => read((r) => r.webhookDeliveries.search(filter, page)),
     },

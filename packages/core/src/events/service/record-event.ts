@@ -29,7 +29,9 @@ export async function recordEvents(deps: CoreDeps, items: EventToRecord[]): Prom
   const now = deps.now();
   items.forEach((item, i) => {
     // An agent still producing events is not idle, even when nobody sends it messages.
-    if (stored[i]) deps.activity.set(item.conversation.sandboxId, now);
+    if (!stored[i]) return;
+    deps.activity.set(item.conversation.sandboxId, now);
+    deps.metrics?.eventStored((now - item.timestampUs / 1000) / 1000);
   });
   if (queued > 0) deps.events.emit("webhooks.queued");
   return stored;

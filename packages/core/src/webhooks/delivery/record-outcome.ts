@@ -23,6 +23,7 @@ export async function recordOutcome(
       completedAt: now,
       updatedAt: now,
     });
+    deps.metrics?.webhookAttempt("succeeded");
     deps.log.debug(log, "webhook delivered");
     return;
   }
@@ -37,6 +38,7 @@ export async function recordOutcome(
       completedAt: now,
       updatedAt: now,
     });
+    deps.metrics?.webhookAttempt("failed");
     deps.log.warn({ ...log, reason: lastError }, "webhook delivery failed for good");
     return;
   }
@@ -52,6 +54,7 @@ export async function recordOutcome(
     nextAttemptAt: now + delay,
     updatedAt: now,
   });
+  deps.metrics?.webhookAttempt("retry");
   deps.log.info(
     { ...log, reason: lastError, retryInMs: delay },
     "webhook delivery will be retried",

@@ -1,4 +1,4 @@
-import { and, eq, gt, inArray, min, type SQL, sql } from "drizzle-orm";
+import { and, count, eq, gt, inArray, min, type SQL, sql } from "drizzle-orm";
 import { keyset, type Page, type PageRequest, toPage } from "../../paging";
 import type {
   DeliveryFilter,
@@ -84,6 +84,9 @@ export function createWebhookDeliveryRepository(db: Db) {
         .where(and(inArray(d.seq, heads), gt(d.nextAttemptAt, now)))
         .get();
       return next?.at ?? null;
+    },
+    countPending(): number {
+      return db.select({ n: count() }).from(d).where(eq(d.status, "pending")).get()?.n ?? 0;
     },
     update(seq: number, patch: WebhookDeliveryPatch): void {
       db.update(d).set(patch).where(eq(d.seq, seq)).run();

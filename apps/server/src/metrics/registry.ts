@@ -1,0 +1,84 @@
+import type { Core, CoreMetrics } from "@sandbox-server/core";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+
+const SANDBOX_STATUSES = ["STARTING", "RUNNING", "PAUSED", "STOPPING", "ERROR"] as const;
+
+/** The server's Prometheus registry and the instruments the HTTP layer and the core feed. */
+export interface ServerMetrics {
+  registry: Registry;
+  /** Handed to the core (`createCore({ metrics })`). */
+  core: CoreMetrics;
+  /** One finished HTTP request: its route pattern (never the raw path), status and duration. */
+  observeRequest(method: string, route: string, status: number, seconds: number): void;
+  /** Gauges read from the store at scrape time need the running core. */
+  attach(core: Core): void;
+}
+
+export function createServerMetrics(): ServerMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const requests = new Histogram({
+    name: "sandbox_server_http_request_duration_seconds",
+    help: "HTTP requests by method, route pattern (REST) or tRPC procedure, and status",
+    labelNames: ["method", "route", "status"] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
+  const forwards = new Counter({
+    name: "sandbox_server_send_message_total",
+    help: "send-message calls by outcome (delivered, agent_rejected, unavailable, refused_not_running, refused_archived, not_found, error)",
+    labelNames: ["outcome"] as const,
+    registers: [registry],
+  });
+  const attempts = new Counter({
+    name: "sandbox_server_webhook_delivery_attempts_total",
+    help: "Webhook delivery attempts by outcome (succeeded, retry: failed and will be retried, failed: failed for good)",
+    labelNames: ["outcome"] as const,
+    registers: [registry],
+  });
+  const lag = new Histogram({
+    name: "sandbox_server_event_follower_lag_seconds",
+    help: "Seconds between an agent-server event's timestamp and when the control plane stored it",
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+    registers: [registry],
+  });
+  let core: Core | null = null;
+  new Gauge({
+    name: "sandbox_server_sandboxes",
+    help: "Sandboxes by status and runtime (read from the store at scrape time)",
+    labelNames: ["status", "runtime"] as const,
+    registers: [registry],
+    async collect() {
+      if (!core) return;
+      const { repos, runtime } = core.deps;
+      const counts = await Promise.all(
+        SANDBOX_STATUSES.map((status) => repos.sandboxes.countByStatus([status])),
+      );
+      for (const [i, status] of SANDBOX_STATUSES.entries()) {
+        this.set({ status, runtime: runtime.kind }, counts[i] ?? 0);
+      }
+    },
+  });
+  new Gauge({
+    name: "sandbox_server_webhook_queue_depth",
+    help: "Webhook deliveries pending (due or waiting for a retry), read at scrape time",
+    registers: [registry],
+    async collect() {
+      if (core) this.set(await core.deps.repos.webhookDeliveries.countPending());
+    },
+  });
+  return {
+    registry,
+    core: {
+      forward: (outcome) => forwards.inc({ outcome }),
+      webhookAttempt: (outcome) => attempts.inc({ outcome }),
+      eventStored: (seconds) => lag.observe(Math.max(0, seconds)),
+    },
+    observeRequest(method, route, status, seconds) {
+      requests.observe({ method, route, status }, seconds);
+    },
+    attach(running) {
+      core = running;
+    },
+  };
+}
