@@ -1,6 +1,7 @@
 import { EventEmitter } from "node:events";
 import { readdir, rm } from "node:fs/promises";
 import { probeHealth, waitForHealth } from "../health";
+import { KeyedLock } from "../keyed-lock";
 import type {
   IsolationLevel,
   RuntimeLogger,
@@ -12,7 +13,6 @@ import type {
 import { readLogTail } from "./agent-server-log";
 import { describeOom, removeRunCgroup } from "./isolation/run-limits";
 import { cgroupNameFor, type SandboxLimits } from "./isolation/sandbox-cgroup";
-import { KeyedLock } from "../keyed-lock";
 import { describeExit, type ExitInfo, withOutput } from "./launch-agent-server";
 import { launchRun, launchState } from "./launch-run";
 import {
