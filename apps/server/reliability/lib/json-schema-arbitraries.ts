@@ -3,6 +3,7 @@ import fc from "fast-check";
 /** The subset of JSON Schema (as the OpenAPI document writes it) that the generators read. */
 export interface JsonSchema {
   $ref?: string;
+  description?: string;
   type?: string | string[];
   properties?: Record<string, JsonSchema>;
   required?: string[];

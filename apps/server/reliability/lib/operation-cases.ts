@@ -9,7 +9,7 @@ import {
 
 export interface Parameter {
   name: string;
-  in: "path" | "query";
+  in: "path" | "query" | "header";
   schema: JsonSchema;
 }
 
@@ -20,6 +20,12 @@ export interface Operation {
   operationId: string;
   parameters: Parameter[];
   body: JsonSchema | null;
+  /**
+   * How the operation is authenticated, from its `security`: an API key, a sandbox's session
+   * key (`SessionApiKey`: a request without that key is 401 before anything else is looked at),
+   * or nobody (`security: []`, public).
+   */
+  auth: "apiKey" | "session" | "public";
 }
 
 /** One generated bad request and the statuses that are a correct answer to it. */
@@ -40,6 +46,7 @@ export interface OpenApiDocument {
 
 interface OpenApiOperation {
   operationId: string;
+  security?: Record<string, unknown>[];
   parameters?: Parameter[];
   requestBody?: { content?: Record<string, { schema: JsonSchema }> };
 }
@@ -63,12 +70,28 @@ export function readOperations(doc: OpenApiDocument): {
         method: method.toUpperCase(),
         path,
         operationId: op.operationId,
-        parameters: op.parameters ?? [],
+        parameters: (op.parameters ?? []).map(uuidLike),
         body: op.requestBody?.content?.["application/json"]?.schema ?? null,
+        auth: authOf(op.security),
       });
     }
   }
   return { operations, resolve };
+}
+
+function authOf(security: Record<string, unknown>[] | undefined): Operation["auth"] {
+  const schemes = (security ?? []).flatMap((requirement) => Object.keys(requirement));
+  if (schemes.some((scheme) => scheme !== "SessionApiKey")) return "apiKey";
+  return schemes.length > 0 ? "session" : "public";
+}
+
+/**
+ * Ids that take "UUID, with or without dashes" (OpenHands' hex form too) are documented by their
+ * description rather than `format: uuid`; they are UUIDs to the cases all the same.
+ */
+function uuidLike(p: Parameter): Parameter {
+  if (p.schema.format || !/^UUID\b/.test(p.schema.description ?? "")) return p;
+  return { ...p, schema: { ...p.schema, format: "uuid" } };
 }
 
 /** Values path parameters take when another part of the request is the bad one. */
@@ -164,7 +187,12 @@ export function badRequests(
       const s = resolve(p.schema);
       const bad =
         s.format === "uuid"
-          ? badUuid.filter((v) => ![".", ".."].includes(v))
+          ? badUuid.filter(
+              (v) =>
+                ![".", ".."].includes(v) &&
+                // 32 hex digits are a UUID where ids are taken without dashes too.
+                !(/without dashes/.test(s.description ?? "") && /^[0-9a-f]{32}$/i.test(v)),
+            )
           : fc.integer({ min: (s.maxLength ?? 64) + 1, max: 3000 }).map((n) => "s".repeat(n));
       cases.push(
         bad.map((value) => ({
@@ -192,7 +220,8 @@ export function badRequests(
           })),
         );
       }
-    } else {
+    } else if (p.in === "query") {
+      // Header parameters (Idempotency-Key) are not bad input of this kind.
       const bad = p.name === "page_id" ? badPageId : badQueryValue(p.schema, resolve);
       if (!bad) continue;
       // A page cursor is decoded after the resource it pages is found: an unknown one is 404.
@@ -270,5 +299,7 @@ export function badRequests(
       }),
     );
   }
-  return fc.oneof(...cases);
+  const all = fc.oneof(...cases);
+  // Without the session key such an operation needs, 401 comes first, whatever else is wrong.
+  return op.auth === "session" ? all.map((c) => ({ ...c, expect: [...c.expect, 401] })) : all;
 }
