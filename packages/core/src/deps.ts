@@ -65,6 +65,8 @@ export interface CoreEventMap {
   "sandbox.deleted": [SandboxRow];
   /** A conversation exists on its agent server and in the store: follow its events from now. */
   "conversation.created": [ConversationRow];
+  /** Events of the conversation (id) were stored: its record (execution_status) may have moved. */
+  "conversation.activity": [string];
   /** A conversation's record is gone (DELETE): stop following it. */
   "conversation.deleted": [ConversationRow];
   /** Outbox rows were committed: the delivery worker should look for work. */

@@ -1,7 +1,9 @@
 import { rest } from "../shared/rest";
 import { authedProcedure } from "../trpc";
-import { AppConversation, GetConversationInput } from "./contracts";
+import { AppConversation } from "./contracts";
 import { getConversation as getConversationVerb } from "./service/read-conversations";
+import { waitForConversation } from "./service/wait-for-conversation";
+import { GetConversationWaitInput } from "./wait-contracts";
 
 export const getConversation = authedProcedure
   .meta(
@@ -13,6 +15,10 @@ export const getConversation = authedProcedure
       errors: ["CONVERSATION_NOT_FOUND"],
     }),
   )
-  .input(GetConversationInput)
+  .input(GetConversationWaitInput)
   .output(AppConversation)
-  .query(({ ctx, input }) => getConversationVerb(ctx.deps, ctx.user.id, input.id));
+  .query(({ ctx, input }) =>
+    input.wait_for
+      ? waitForConversation(ctx.deps, ctx.user.id, input.id, input.wait_for, input.timeout_s * 1000)
+      : getConversationVerb(ctx.deps, ctx.user.id, input.id),
+  );

@@ -1,7 +1,9 @@
 import { rest } from "../shared/rest";
 import { authedProcedure } from "../trpc";
-import { Sandbox, SandboxIdInput, toSandbox } from "./contracts";
+import { Sandbox, toSandbox } from "./contracts";
 import { findOwnedSandbox } from "./service/status";
+import { waitForSandbox } from "./service/wait-for-sandbox";
+import { GetSandboxInput } from "./wait-contracts";
 
 export const getSandbox = authedProcedure
   .meta(
@@ -13,8 +15,18 @@ export const getSandbox = authedProcedure
       errors: ["SANDBOX_NOT_FOUND"],
     }),
   )
-  .input(SandboxIdInput)
+  .input(GetSandboxInput)
   .output(Sandbox)
   .query(async ({ ctx, input }) =>
-    toSandbox(await findOwnedSandbox(ctx.deps, ctx.user.id, input.id)),
+    toSandbox(
+      input.wait_for
+        ? await waitForSandbox(
+            ctx.deps,
+            ctx.user.id,
+            input.id,
+            input.wait_for,
+            input.timeout_s * 1000,
+          )
+        : await findOwnedSandbox(ctx.deps, ctx.user.id, input.id),
+    ),
   );

@@ -33,6 +33,8 @@ export async function recordEvents(deps: CoreDeps, items: EventToRecord[]): Prom
     deps.activity.set(item.conversation.sandboxId, now);
     deps.metrics?.eventStored((now - item.timestampUs / 1000) / 1000);
   });
+  const touched = new Set(items.filter((_, i) => stored[i]).map((i) => i.conversation.id));
+  for (const id of touched) deps.events.emit("conversation.activity", id);
   if (queued > 0) deps.events.emit("webhooks.queued");
   return stored;
 }
