@@ -15,6 +15,7 @@ import type {
   NewConversation,
   NewUser,
   NewWebhookDelivery,
+  SandboxClaim,
   SandboxFilter,
   SandboxPatch,
   SandboxRow,
@@ -73,6 +74,11 @@ export interface SandboxRepository {
   /** Applies `patch` and returns the updated row (undefined when the row is gone). */
   update(id: string, patch: SandboxPatch): Promise<SandboxRow | undefined>;
   remove(id: string): Promise<void>;
+  /**
+   * Hands a RUNNING sandbox of `fromOwnerId` (the warm pool) to `claim.ownerId`; undefined when
+   * it is no longer RUNNING or no longer that owner's (someone else claimed it first).
+   */
+  claim(id: string, fromOwnerId: string, claim: SandboxClaim): Promise<SandboxRow | undefined>;
   /** The owner's sandboxes, newest first. */
   search(filter: SandboxFilter, page: PageRequest): Promise<Page<SandboxRow>>;
   listByStatus(statuses: string[]): Promise<SandboxRow[]>;

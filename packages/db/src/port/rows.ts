@@ -34,6 +34,12 @@ export type IdempotencyRecord = typeof schema.idempotencyKeys.$inferSelect;
 
 export type SandboxPatch = Partial<Omit<SandboxRow, "id" | "ownerId" | "createdAt">>;
 
+/** What a warm-pool claim changes: the sandbox becomes its new owner's, as if created now. */
+export type SandboxClaim = Pick<
+  SandboxRow,
+  "ownerId" | "sessionApiKey" | "labels" | "createdAt" | "updatedAt"
+>;
+
 export type ConversationPatch = Partial<
   Omit<ConversationRow, "id" | "ownerId" | "sandboxId" | "createdAt">
 >;

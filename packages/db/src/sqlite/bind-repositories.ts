@@ -51,6 +51,16 @@ export function bindRepositories({ read, write }: Executor, secrets: SecretRows)
             secrets.openSandbox,
           ),
         ),
+      claim: (id, fromOwnerId, claim) =>
+        write((r) =>
+          optional(
+            r.sandboxes.claim(id, fromOwnerId, {
+              ...claim,
+              ...secrets.sealSandboxPatch(id, { sessionApiKey: claim.sessionApiKey }),
+            }),
+            secrets.openSandbox,
+          ),
+        ),
       remove: (id) => write((r) => r.sandboxes.remove(id)),
       search: (filter, page) =>
         read((r) => secrets.openSandboxPage(r.sandboxes.search(filter, page))),

@@ -1,6 +1,6 @@
 import { and, count, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { keyset, type Page, type PageRequest, toPage } from "../../paging";
-import type { SandboxFilter, SandboxPatch, SandboxRow } from "../../port/rows";
+import type { SandboxClaim, SandboxFilter, SandboxPatch, SandboxRow } from "../../port/rows";
 import { sandboxes } from "../../schema";
 import type { Db } from "../client";
 
@@ -30,6 +30,20 @@ export function createSandboxRepository(db: Db) {
     /** Applies `patch` and returns the updated row (undefined when the row is gone). */
     update(id: string, patch: SandboxPatch): SandboxRow | undefined {
       return db.update(sandboxes).set(patch).where(eq(sandboxes.id, id)).returning().get();
+    },
+    claim(id: string, fromOwnerId: string, claim: SandboxClaim): SandboxRow | undefined {
+      return db
+        .update(sandboxes)
+        .set({ ...claim, statusDetail: null, lastActivityAt: null })
+        .where(
+          and(
+            eq(sandboxes.id, id),
+            eq(sandboxes.ownerId, fromOwnerId),
+            eq(sandboxes.status, "RUNNING"),
+          ),
+        )
+        .returning()
+        .get();
     },
     remove(id: string): void {
       db.delete(sandboxes).where(eq(sandboxes.id, id)).run();

@@ -1,0 +1,68 @@
+import { randomBytes } from "node:crypto";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { SandboxRow } from "../../port/rows";
+import type { Store } from "../../port/store";
+import { createSecretBox } from "../../secrets/secret-box";
+import { createSqliteStore } from "../sqlite-store";
+
+let store: Store;
+
+const poolMember = (id: string, extra: Partial<SandboxRow> = {}): SandboxRow => ({
+  id,
+  ownerId: "usr_pool",
+  specId: "default",
+  runtime: "process",
+  status: "RUNNING",
+  statusDetail: "warm",
+  sessionApiKey: "pool-key",
+  agentServerUrl: "http://127.0.0.1:1",
+  labels: {},
+  env: {},
+  lastActivityAt: 5,
+  createdAt: 10,
+  updatedAt: 10,
+  ...extra,
+});
+
+const claim = (ownerId: string) => ({
+  ownerId,
+  sessionApiKey: `key-of-${ownerId}`,
+  labels: { team: ownerId },
+  createdAt: 99,
+  updatedAt: 99,
+});
+
+beforeEach(async () => {
+  store = createSqliteStore(":memory:", { secretBox: createSecretBox(randomBytes(32)) });
+  for (const id of ["usr_pool", "usr_a", "usr_b"]) {
+    await store.users.insert({ id, name: id, isAdmin: false, createdAt: 1 });
+  }
+});
+afterEach(() => store.close());
+
+describe("sandboxes.claim", () => {
+  it("hands a RUNNING pool sandbox to its new owner once", async () => {
+    await store.sandboxes.insert(poolMember("sb_1"));
+    const claimed = await store.sandboxes.claim("sb_1", "usr_pool", claim("usr_a"));
+    expect(claimed).toMatchObject({
+      id: "sb_1",
+      ownerId: "usr_a",
+      sessionApiKey: "key-of-usr_a",
+      labels: { team: "usr_a" },
+      createdAt: 99,
+      statusDetail: null,
+      lastActivityAt: null,
+      status: "RUNNING",
+    });
+    expect((await store.sandboxes.get("sb_1"))?.sessionApiKey).toBe("key-of-usr_a");
+    // The second claimer finds it taken.
+    expect(await store.sandboxes.claim("sb_1", "usr_pool", claim("usr_b"))).toBeUndefined();
+    expect((await store.sandboxes.get("sb_1"))?.ownerId).toBe("usr_a");
+  });
+
+  it("does not claim a pool sandbox that is not RUNNING", async () => {
+    await store.sandboxes.insert(poolMember("sb_2", { status: "STARTING" }));
+    expect(await store.sandboxes.claim("sb_2", "usr_pool", claim("usr_a"))).toBeUndefined();
+    expect((await store.sandboxes.get("sb_2"))?.ownerId).toBe("usr_pool");
+  });
+});
