@@ -6,6 +6,9 @@ import { type Receiver, startReceiver } from "../../test/receiver";
 import { pollUntil, waitForStatus } from "../../test/wait";
 import type { WebhookDelivery } from "./contracts";
 
+/** whsec_ + standard base64 of 24 bytes. */
+const OWN_SECRET = `whsec_${Buffer.alloc(24, 7).toString("base64")}`;
+
 // A real receiver on 127.0.0.1 (so private networks are allowed for this core), one real agent
 // server (alice's two conversations, for conversation events and scoping), and sandboxes whose
 // command exits at once (cheap lifecycle events).
@@ -85,9 +88,9 @@ describe("webhooks.create", () => {
     const created = await alice.caller.webhooks.create({
       url: `http://user:hunter2-password@127.0.0.1:${new URL(receiver.url).port}/basic`,
       events: ["sandbox.deleted", "sandbox.deleted"],
-      secret: "a-secret-of-sixteen-or-more",
+      secret: OWN_SECRET,
     });
-    expect(created.secret).toBe("a-secret-of-sixteen-or-more");
+    expect(created.secret).toBe(OWN_SECRET);
     expect(created.events).toEqual(["sandbox.deleted"]);
     expect(created.url).not.toContain("hunter2-password");
     expect((await alice.caller.webhooks.get({ id: created.id })).url).toBe(created.url);
@@ -102,6 +105,9 @@ describe("webhooks.create", () => {
     // @ts-expect-error: not an event kind
     await expectValidationError(create({ url: receiver.url, events: ["Bogus"] }), ["events", 0]);
     await expectValidationError(create({ url: receiver.url, secret: "short" }), ["secret"]);
+    // Standard Webhooks secrets only: a plain string is refused, not used as key bytes.
+    const plain = create({ url: receiver.url, secret: "a-secret-of-sixteen-or-more" });
+    await expectValidationError(plain, ["secret"]);
     await expectValidationError(create({ url: receiver.url, conversation_id: "nope" }), [
       "conversation_id",
     ]);
