@@ -1,6 +1,7 @@
 export * from "./docker";
 export * from "./health";
 export { KeyedLock } from "./keyed-lock";
+export { type Logger, silentLogger } from "./logger";
 export {
   type BwrapSupport,
   type DetectBwrapOptions,

@@ -1,6 +1,7 @@
 import { EventEmitter } from "node:events";
 import Dockerode from "dockerode";
 import { probeHealth, waitForHealth } from "../health";
+import { silentLogger } from "../logger";
 import type { RuntimeLogger, RuntimeSandbox, SandboxRuntime, StartSandboxOptions } from "../types";
 import { buildContainerConfig, type ContainerDefaults } from "./container-config";
 import { readContainerLogTail } from "./container-logs";
@@ -13,7 +14,6 @@ import {
   DEFAULT_RESOURCES,
   DEFAULT_SANDBOX_IMAGE,
   type DockerRuntimeOptions,
-  silentLogger,
 } from "./options";
 import { isMissingNetworkError, networkNameFor } from "./sandbox-network";
 import { type ContainerExit, ContainerExitWatcher } from "./watch-exits";

@@ -50,5 +50,3 @@ export const AGENT_SERVER_PORT = 8000;
 export const DEFAULT_RESOURCES: Required<SandboxResources> = { cpu: 1, memoryMb: 1024, pids: 512 };
 
 export const DEFAULT_DOCKER_OPTIONS: DockerConnection = dockerConnectionFromHost(undefined);
-
-export const silentLogger: RuntimeLogger = { info() {}, warn() {}, error() {}, debug() {} };

@@ -64,8 +64,6 @@ export interface ProcessRuntimeSettings {
 
 const SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
-export const silentLogger: RuntimeLogger = { info() {}, warn() {}, error() {}, debug() {} };
-
 export function resolveSettings(options: ProcessRuntimeOptions): ProcessRuntimeSettings {
   const nodePath = options.nodePath ?? process.execPath;
   return {

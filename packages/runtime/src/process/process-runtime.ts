@@ -2,6 +2,7 @@ import { EventEmitter } from "node:events";
 import { readdir, rm } from "node:fs/promises";
 import { probeHealth, waitForHealth } from "../health";
 import { KeyedLock } from "../keyed-lock";
+import { silentLogger } from "../logger";
 import type {
   IsolationLevel,
   RuntimeLogger,
@@ -19,7 +20,6 @@ import {
   type ProcessRuntimeOptions,
   type ProcessRuntimeSettings,
   resolveSettings,
-  silentLogger,
 } from "./process-runtime-options";
 import {
   assertSafeSandboxId,
