@@ -143,15 +143,15 @@ describe("every procedure is served at its REST path with its success status", (
     await expectOk("GET /app-conversations/start-tasks/count");
     await expectOk("GET /conversation/{conversation_id}/events/search", { params: byId });
     await expectOk("GET /conversation/{conversation_id}/events/count", { params: byId });
-    await expectOk("PATCH /app-conversations/{conversation_id}", {
-      params: byId,
+    await expectOk("PATCH /app-conversations/{id}", {
+      params: { id: conversation.id },
       body: { title: "renamed" },
     });
     const streamed = await expectOk("POST /app-conversations/stream-start", {
       body: { sandbox_id: sandbox.id },
     });
-    await expectOk("DELETE /app-conversations/{conversation_id}", {
-      params: { conversation_id: streamed.at(-1).app_conversation_id },
+    await expectOk("DELETE /app-conversations/{id}", {
+      params: { id: streamed.at(-1).app_conversation_id },
     });
 
     const webhook = await expectOk("POST /webhooks", { body: { url: "http://127.0.0.1:9/hook" } });

@@ -272,22 +272,6 @@ export interface paths {
     get: operations["get_app_conversation_api_v1_app_conversations__id__get"];
     put?: never;
     post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/v1/app-conversations/{conversation_id}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    post?: never;
     /**
      * Delete a conversation
      * @description Removes the conversation and its stored events. Its sandbox is deleted too when this conversation started it and no other live conversation is in it; otherwise the sandbox stays and its agent server forgets the conversation.
@@ -1671,7 +1655,10 @@ export interface operations {
   };
   get_sandbox_api_v1_sandboxes__id__get: {
     parameters: {
-      query?: never;
+      query?: {
+        wait_for?: components["schemas"]["SandboxStatus"];
+        timeout_s?: number;
+      };
       header?: never;
       path: {
         /** @description Sandbox id */
@@ -2619,7 +2606,18 @@ export interface operations {
   };
   get_app_conversation_api_v1_app_conversations__id__get: {
     parameters: {
-      query?: never;
+      query?: {
+        wait_for?:
+          | "idle"
+          | "running"
+          | "paused"
+          | "waiting_for_confirmation"
+          | "finished"
+          | "error"
+          | "stuck"
+          | "settled";
+        timeout_s?: number;
+      };
       header?: never;
       path: {
         /** @description UUID, with or without dashes */
@@ -2673,7 +2671,7 @@ export interface operations {
       header?: never;
       path: {
         /** @description UUID, with or without dashes */
-        conversation_id: string;
+        id: string;
       };
       cookie?: never;
     };
@@ -2741,7 +2739,7 @@ export interface operations {
       header?: never;
       path: {
         /** @description UUID, with or without dashes */
-        conversation_id: string;
+        id: string;
       };
       cookie?: never;
     };

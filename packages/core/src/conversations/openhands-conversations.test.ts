@@ -293,7 +293,7 @@ describe("start tasks", () => {
 describe("conversations.update", () => {
   it("changes only the fields given; null or an empty title clears it", async () => {
     const renamed = await alice.caller.conversations.update({
-      conversation_id: second.id,
+      id: second.id,
       title: "  Alpha renamed ",
       public: true,
     });
@@ -304,23 +304,23 @@ describe("conversations.update", () => {
       selected_repository: "acme/widgets",
     });
     const cleared = await alice.caller.conversations.update({
-      conversation_id: second.id,
+      id: second.id,
       selected_repository: null,
     });
     expect(cleared).toMatchObject({ title: "Alpha renamed", selected_repository: null });
     expect(
-      (await alice.caller.conversations.update({ conversation_id: second.id, title: "" })).title,
+      (await alice.caller.conversations.update({ id: second.id, title: "" })).title,
     ).toBeNull();
     expect((await alice.caller.conversations.get({ id: second.id })).title).toBeNull();
   });
 
   it("another user's conversation is 404, like a missing one, and does not change", async () => {
     await expectAppError(
-      bob.caller.conversations.update({ conversation_id: main.id, title: "mine now" }),
+      bob.caller.conversations.update({ id: main.id, title: "mine now" }),
       "CONVERSATION_NOT_FOUND",
     );
     await expectAppError(
-      alice.caller.conversations.update({ conversation_id: MISSING_ID, title: "x" }),
+      alice.caller.conversations.update({ id: MISSING_ID, title: "x" }),
       "CONVERSATION_NOT_FOUND",
     );
     expect((await alice.caller.conversations.get({ id: main.id })).title).toBe("Beta main");
@@ -328,14 +328,12 @@ describe("conversations.update", () => {
 
   it("validates its input", async () => {
     const update = alice.caller.conversations.update;
-    await expectValidationError(update({ conversation_id: "nope" }), ["conversation_id"]);
-    await expectValidationError(update({ conversation_id: main.id, title: "x".repeat(10_001) }), [
-      "title",
-    ]);
+    await expectValidationError(update({ id: "nope" }), ["id"]);
+    await expectValidationError(update({ id: main.id, title: "x".repeat(10_001) }), ["title"]);
     // @ts-expect-error: not a boolean
-    await expectValidationError(update({ conversation_id: main.id, public: "yes" }), ["public"]);
+    await expectValidationError(update({ id: main.id, public: "yes" }), ["public"]);
     await expectAppError(
-      (await t.callerFor(null)).conversations.update({ conversation_id: main.id }),
+      (await t.callerFor(null)).conversations.update({ id: main.id }),
       "UNAUTHORIZED",
     );
   });
@@ -344,18 +342,16 @@ describe("conversations.update", () => {
 describe("conversations.delete", () => {
   it("another user cannot delete it (404); bad ids are 422", async () => {
     await expectAppError(
-      bob.caller.conversations.delete({ conversation_id: main.id }),
+      bob.caller.conversations.delete({ id: main.id }),
       "CONVERSATION_NOT_FOUND",
     );
     await expectAppError(
-      alice.caller.conversations.delete({ conversation_id: MISSING_ID }),
+      alice.caller.conversations.delete({ id: MISSING_ID }),
       "CONVERSATION_NOT_FOUND",
     );
-    await expectValidationError(alice.caller.conversations.delete({ conversation_id: "nope" }), [
-      "conversation_id",
-    ]);
+    await expectValidationError(alice.caller.conversations.delete({ id: "nope" }), ["id"]);
     await expectAppError(
-      (await t.callerFor(null)).conversations.delete({ conversation_id: main.id }),
+      (await t.callerFor(null)).conversations.delete({ id: main.id }),
       "UNAUTHORIZED",
     );
     expect((await alice.caller.conversations.get({ id: main.id })).id).toBe(main.id);
@@ -365,20 +361,20 @@ describe("conversations.delete", () => {
     const url = main.conversation_url?.replace(main.id, sub.id) ?? "";
     const key = main.session_api_key;
     expect((await agentRequest(url, key, "GET", "")).status).toBe(200);
-    expect(await alice.caller.conversations.delete({ conversation_id: sub.id })).toEqual({
+    expect(await alice.caller.conversations.delete({ id: sub.id })).toEqual({
       success: true,
     });
     await expectAppError(alice.caller.conversations.get({ id: sub.id }), "CONVERSATION_NOT_FOUND");
     await expectAppError(alice.caller.events.search({ id: sub.id }), "CONVERSATION_NOT_FOUND");
     // The agent server forgot it too.
     expect((await agentRequest(url, key, "GET", "")).status).toBe(404);
-    await alice.caller.conversations.delete({ conversation_id: second.id });
+    await alice.caller.conversations.delete({ id: second.id });
     expect((await alice.caller.sandboxes.get({ id: main.sandbox_id })).status).toBe("RUNNING");
     expect((await alice.caller.conversations.get({ id: main.id })).sandbox_status).toBe("RUNNING");
   });
 
   it("removes the sandbox its create started once it is the last conversation in it", async () => {
-    await alice.caller.conversations.delete({ conversation_id: main.id });
+    await alice.caller.conversations.delete({ id: main.id });
     await expectAppError(alice.caller.conversations.get({ id: main.id }), "CONVERSATION_NOT_FOUND");
     await expectAppError(alice.caller.sandboxes.get({ id: main.sandbox_id }), "SANDBOX_NOT_FOUND");
     expect((await t.runtime.inspect(main.sandbox_id)).state).toBe("missing");

@@ -213,18 +213,18 @@ describe("batch read, search and count", () => {
 
   it("renames and changes only the fields a PATCH names; null clears", async () => {
     const renamed = await alice.caller.conversations.update({
-      conversation_id: hex(titled.id),
+      id: hex(titled.id),
       title: "renamed",
       public: true,
     });
     expect(renamed).toMatchObject({ id: titled.id, title: "renamed", public: true });
     const cleared = await alice.caller.conversations.update({
-      conversation_id: titled.id,
+      id: titled.id,
       public: null,
     });
     expect(cleared).toMatchObject({ title: "renamed", public: null });
     await expectAppError(
-      bob.caller.conversations.update({ conversation_id: titled.id, title: "mine" }),
+      bob.caller.conversations.update({ id: titled.id, title: "mine" }),
       "CONVERSATION_NOT_FOUND",
     );
   });
@@ -294,18 +294,15 @@ describe("events at OpenHands' path", () => {
 describe("conversations.delete", () => {
   it("keeps a shared sandbox, and deletes a sandbox the conversation started for itself", async () => {
     const shared = await alice.caller.conversations.create({ sandbox_id: first.sandbox_id });
-    expect(await alice.caller.conversations.delete({ conversation_id: shared.id })).toEqual({
+    expect(await alice.caller.conversations.delete({ id: shared.id })).toEqual({
       success: true,
     });
     expect((await alice.caller.sandboxes.get({ id: first.sandbox_id })).status).toBe("RUNNING");
     expect(await alice.caller.conversations.list({ ids: [shared.id] })).toEqual([null]);
 
     const own = await alice.caller.conversations.create({});
-    await expectAppError(
-      bob.caller.conversations.delete({ conversation_id: own.id }),
-      "CONVERSATION_NOT_FOUND",
-    );
-    await alice.caller.conversations.delete({ conversation_id: hex(own.id) });
+    await expectAppError(bob.caller.conversations.delete({ id: own.id }), "CONVERSATION_NOT_FOUND");
+    await alice.caller.conversations.delete({ id: hex(own.id) });
     await expectAppError(alice.caller.sandboxes.get({ id: own.sandbox_id }), "SANDBOX_NOT_FOUND");
     await expectAppError(alice.caller.events.search({ id: own.id }), "CONVERSATION_NOT_FOUND");
     // The start task stays, as the record of the create.

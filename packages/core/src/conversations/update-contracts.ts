@@ -8,7 +8,7 @@ const clearable = (max: number) => z.string().max(max).nullable().optional();
  * An empty title clears it too.
  */
 export const UpdateConversationInput = z.object({
-  conversation_id: ConversationId,
+  id: ConversationId,
   title: clearable(10_000),
   public: z.boolean().nullable().optional(),
   selected_repository: clearable(500),

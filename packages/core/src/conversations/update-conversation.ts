@@ -6,7 +6,8 @@ import { UpdateConversationInput } from "./update-contracts";
 
 export const updateConversation = authedProcedure
   .meta(
-    rest("PATCH", "/app-conversations/{conversation_id}", "update_app_conversation", {
+    rest("PATCH", "/app-conversations/{id}", "update_app_conversation", {
+      operationIdPath: "/app-conversations/{conversation_id}",
       summary: "Rename a conversation or change its OpenHands fields",
       description:
         "Only the fields present change; `null` clears one. Answers the conversation as read afterwards.",

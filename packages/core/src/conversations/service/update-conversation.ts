@@ -23,7 +23,7 @@ export async function updateConversation(
   ownerId: string,
   input: UpdateConversationInput,
 ): Promise<AppConversation> {
-  const id = input.conversation_id;
+  const id = input.id;
   await findOwnedConversation(deps, ownerId, id);
   const patch = patchOf(input);
   if (Object.keys(patch).length > 0) {
