@@ -75,10 +75,16 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
   const url = `http://127.0.0.1:${port}`;
   // At LOG_LEVEL=warn the listening line is not printed: wait for /health instead.
   const deadline = Date.now() + 30_000;
+  // A control plane that never came up takes its process and the data directory we made with it.
+  const fail = (message: string) => {
+    child.kill("SIGKILL");
+    live.delete(child);
+    if (!options.dataDir) removeDataDir(dataDir);
+    return new Error(`${message}:\n${output}`);
+  };
   for (;;) {
-    if (child.exitCode !== null)
-      throw new Error(`control plane exited (${child.exitCode}):\n${output}`);
-    if (Date.now() > deadline) throw new Error(`control plane did not start:\n${output}`);
+    if (child.exitCode !== null) throw fail(`control plane exited (${child.exitCode})`);
+    if (Date.now() > deadline) throw fail("control plane did not start");
     const healthy = await fetch(`${url}/health`).then(
       (res) => res.status === 200,
       () => false,
