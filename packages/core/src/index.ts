@@ -10,6 +10,7 @@ export * from "./logger";
 export type { CoreMetrics, DeliveryOutcome, ForwardOutcome } from "./metrics";
 export * from "./openapi";
 export * from "./router";
+export { MAX_INPUT_DEPTH, nestsDeeperThan } from "./shared/json-depth";
 export type { Meta } from "./trpc";
 export { hashApiKey } from "./users/api-keys";
 export { bootstrapAdmin } from "./users/bootstrap-admin";

@@ -7,6 +7,7 @@ import type { Context } from "./context";
 import { describeError, toTRPCError } from "./describe-error";
 import { AppError, errorCodes, HttpStatus } from "./errors";
 import { runIdempotent } from "./idempotency/run-idempotent";
+import { MAX_INPUT_DEPTH, nestsDeeperThan } from "./shared/json-depth";
 
 export type Meta = OpenApiMeta<{
   /** HTTP status of a successful REST call (201 for creates); 200 when absent. */
@@ -48,7 +49,17 @@ const mapErrors = t.middleware(async ({ next }) => {
   return error === result.error ? result : { ...result, error };
 });
 
-export const publicProcedure = t.procedure.use(mapErrors);
+/** Input nested too deeply is refused before anything walks it (both surfaces). */
+const boundedInput = t.middleware(async ({ getRawInput, next }) => {
+  if (nestsDeeperThan(await getRawInput(), MAX_INPUT_DEPTH)) {
+    throw new AppError("VALIDATION_FAILED", "The input is nested too deeply", {
+      issues: [{ path: [], message: `Nested deeper than ${MAX_INPUT_DEPTH} levels` }],
+    });
+  }
+  return next();
+});
+
+export const publicProcedure = t.procedure.use(mapErrors).use(boundedInput);
 
 /**
  * Creates (`successStatus` 201) sent with an `Idempotency-Key`: the same key and body replay the

@@ -1,8 +1,8 @@
 import type { IncomingMessage } from "node:http";
-import { AppError } from "@sandbox-server/core";
+import { AppError, MAX_INPUT_DEPTH, nestsDeeperThan } from "@sandbox-server/core";
 
 /** No real payload nests this deep; validators and JSON.stringify recurse and overflow far deeper. */
-export const MAX_JSON_DEPTH = 256;
+export const MAX_JSON_DEPTH = MAX_INPUT_DEPTH;
 
 /** The client went away before its body arrived: nobody is left to answer. */
 export class ClientGoneError extends Error {
@@ -66,17 +66,6 @@ export function isJsonContentType(header: string | undefined): boolean {
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
-
-function nestsDeeperThan(value: unknown, limit: number): boolean {
-  const stack: [unknown, number][] = [[value, 1]];
-  for (let item = stack.pop(); item; item = stack.pop()) {
-    const [current, depth] = item;
-    if (current === null || typeof current !== "object") continue;
-    if (depth > limit) return true;
-    for (const child of Object.values(current)) stack.push([child, depth + 1]);
-  }
-  return false;
-}
 
 /**
  * Parses a JSON body once, with JSON.parse (which keeps a `__proto__` key as an own property, so
