@@ -1,6 +1,6 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
-import type { LogLevel } from "./logger";
+import { describeError, type LogLevel } from "./logger";
 
 /**
  * The agent server's configuration, read once at start. This is the only module that reads
@@ -155,7 +155,7 @@ function parseFlags(argv: readonly string[]): Partial<Record<Flag, string>> {
     const expected = Object.keys(FLAGS)
       .map((flag) => `--${flag}`)
       .join(", ");
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = describeError(error);
     throw new ConfigError(`Invalid agent-server arguments: ${reason} (expected ${expected})`);
   }
 }

@@ -8,6 +8,7 @@ import {
   detectBwrap,
   detectCgroups,
   dockerConnectionFromHost,
+  errorMessage,
   isDockerAvailable,
   ProcessRuntime,
   type SandboxRuntime,
@@ -49,7 +50,7 @@ export async function selectRuntime(env: Env, log: Logger): Promise<SandboxRunti
     try {
       await runtime.prepare();
     } catch (error) {
-      throw new ConfigError(`Docker runtime cannot be prepared: ${errorText(error)}`);
+      throw new ConfigError(`Docker runtime cannot be prepared: ${errorMessage(error)}`);
     }
     return runtime;
   }
@@ -74,7 +75,7 @@ export async function selectRuntime(env: Env, log: Logger): Promise<SandboxRunti
       sandboxing: env.PROCESS_SANDBOXING,
     });
   } catch (error) {
-    throw new ConfigError(errorText(error));
+    throw new ConfigError(errorMessage(error));
   }
 }
 
@@ -89,12 +90,8 @@ function dockerConnection(env: Env): DockerConnection {
       ...(env.SSH_AUTH_SOCK ? { sshAuthSocket: env.SSH_AUTH_SOCK } : {}),
     });
   } catch (error) {
-    throw new ConfigError(errorText(error));
+    throw new ConfigError(errorMessage(error));
   }
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**

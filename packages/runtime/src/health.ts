@@ -3,6 +3,8 @@
  * once its agent server answers it.
  */
 
+import { errorMessage } from "./error-message";
+
 export type HealthProbe = { ok: true } | { ok: false; reason: string };
 
 /** One `GET {baseUrl}/health`; never throws. `ok` only for 200 `{"status":"ok"}`. */
@@ -77,7 +79,7 @@ function describeFetchError(error: unknown, timeoutMs: number): string {
   }
   // fetch wraps the interesting part (ECONNREFUSED, ECONNRESET) in `cause`.
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-  return cause instanceof Error ? cause.message : String(cause);
+  return errorMessage(cause);
 }
 
 function sleep(ms: number): Promise<void> {

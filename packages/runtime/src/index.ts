@@ -1,4 +1,5 @@
 export * from "./docker";
+export { errorMessage } from "./error-message";
 export * from "./health";
 export { KeyedLock } from "./keyed-lock";
 export { type Logger, silentLogger } from "./logger";

@@ -1,4 +1,5 @@
 /** dockerode rejects with the daemon's HTTP status on the error; these read it safely. */
+import { errorMessage } from "../error-message";
 
 export function dockerStatusCode(error: unknown): number | undefined {
   if (typeof error !== "object" || error === null || !("statusCode" in error)) return undefined;
@@ -17,5 +18,5 @@ export function describeDockerError(error: unknown): string {
       if (typeof json.message === "string") return json.message;
     }
   }
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }

@@ -1,5 +1,6 @@
 import { EventEmitter } from "node:events";
 import Dockerode from "dockerode";
+import { errorMessage } from "../error-message";
 import { probeHealth, waitForHealth } from "../health";
 import { silentLogger } from "../logger";
 import type { RuntimeLogger, RuntimeSandbox, SandboxRuntime, StartSandboxOptions } from "../types";
@@ -145,7 +146,7 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
         }),
       );
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = errorMessage(error);
       throw new Error(`sandbox ${sandboxId} is not ready: ${reason}`);
     }
     return this.inspect(sandboxId);

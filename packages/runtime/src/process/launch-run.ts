@@ -1,3 +1,4 @@
+import { errorMessage } from "../error-message";
 import type { RuntimeLogger } from "../types";
 import { prepareRunCgroup } from "./isolation/run-limits";
 import { type ExitInfo, LaunchFailure, launchAgentServer } from "./launch-agent-server";
@@ -82,7 +83,7 @@ export async function launchRun(
     const detail =
       error instanceof LaunchFailure
         ? error.message
-        : `agent server could not be started (${error instanceof Error ? error.message : String(error)})`;
+        : `agent server could not be started (${errorMessage(error)})`;
     result = { ok: false, detail };
     logger.warn({ sandboxId, detail }, "agent server did not start");
   }

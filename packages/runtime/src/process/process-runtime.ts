@@ -1,5 +1,6 @@
 import { EventEmitter } from "node:events";
 import { readdir, rm } from "node:fs/promises";
+import { errorMessage } from "../error-message";
 import { probeHealth, waitForHealth } from "../health";
 import { KeyedLock } from "../keyed-lock";
 import { silentLogger } from "../logger";
@@ -162,7 +163,7 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
         },
       });
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = errorMessage(error);
       throw new Error(`sandbox ${sandboxId} is not ready: ${reason}`);
     }
     return this.snapshot(record, "running");

@@ -3,6 +3,8 @@ import type { CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import type { SandboxStatus } from "../contracts";
 
+export { errorMessage } from "@sandbox-server/runtime";
+
 type SandboxMove = SandboxPatch & { status?: SandboxStatus };
 
 /**
@@ -89,8 +91,4 @@ export function illegalMove(row: SandboxRow, action: string): AppError {
     `Cannot ${action} sandbox ${row.id} while it is ${row.status}`,
     { details: { status: row.status } },
   );
-}
-
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

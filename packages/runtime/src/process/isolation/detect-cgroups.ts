@@ -1,5 +1,6 @@
 import { access, mkdir, readFile, rmdir, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { errorMessage } from "../../error-message";
 
 /**
  * Where this runtime can put sandboxes into cgroups with pids and memory limits.
@@ -30,7 +31,7 @@ let detected: Promise<CgroupSupport> | null = null;
 export function detectCgroups(): Promise<CgroupSupport> {
   detected ??= probeCgroups().catch((error: unknown) => ({
     usable: false as const,
-    reason: `cgroups could not be probed: ${error instanceof Error ? error.message : String(error)}`,
+    reason: `cgroups could not be probed: ${errorMessage(error)}`,
   }));
   return detected;
 }
@@ -82,7 +83,7 @@ async function probeV2(mount: Mount): Promise<CgroupSupport> {
   } catch (error) {
     return {
       usable: false,
-      reason: `cgroup v2 at ${root} is not writable here: ${describe(error)}`,
+      reason: `cgroup v2 at ${root} is not writable here: ${errorMessage(error)}`,
     };
   } finally {
     // Created again on demand; nothing is left behind by a probe.
@@ -109,7 +110,7 @@ async function probeV1(
   } catch (error) {
     return {
       usable: false,
-      reason: `cgroup v1 pids/memory are not writable here: ${describe(error)}`,
+      reason: `cgroup v1 pids/memory are not writable here: ${errorMessage(error)}`,
     };
   } finally {
     // Created again on demand; nothing is left behind by a probe.
@@ -166,8 +167,4 @@ export function parseOwnCgroups(text: string): Map<string, string> {
     for (const controller of controllers.split(",")) own.set(controller, cgroupPath);
   }
   return own;
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,0 +1,8 @@
+/**
+ * The message of an unknown thrown value, for logs and status details. The one helper for the
+ * control plane (runtime, core, server); the agent server and the published client, which do not
+ * depend on this package, each keep a one-line equivalent.
+ */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
