@@ -39,6 +39,13 @@ const EnvSchema = z.object({
   CONVERSATION_START_TIMEOUT_MS: optionalPositiveInt.default(60_000),
   AGENT_REQUEST_TIMEOUT_MS: optionalPositiveInt.default(30_000),
   IDLE_AUTO_PAUSE_MINUTES: z.coerce.number().positive().optional(),
+  /** Pre-started sandboxes of the default spec that creates claim; they never take the last slot. */
+  WARM_POOL_SIZE: z.coerce
+    .number({ message: "must be a whole number from 0 to 64" })
+    .int("must be a whole number from 0 to 64")
+    .min(0, "must be a whole number from 0 to 64")
+    .max(64, "must be a whole number from 0 to 64")
+    .default(0),
   BODY_LIMIT_BYTES: optionalPositiveInt.default(1024 * 1024),
   AGENT_SERVER_ENTRY: z.string().min(1).default(defaultAgentServerEntry),
   SANDBOX_IMAGE: z.string().min(1).default("sandbox-server/agent-server:latest"),

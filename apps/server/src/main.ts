@@ -50,6 +50,7 @@ async function main() {
       conversationStartTimeoutMs: env.CONVERSATION_START_TIMEOUT_MS,
       agentRequestTimeoutMs: env.AGENT_REQUEST_TIMEOUT_MS,
       idleAutoPauseMs: env.IDLE_AUTO_PAUSE_MINUTES ? env.IDLE_AUTO_PAUSE_MINUTES * 60_000 : null,
+      warmPoolSize: env.WARM_POOL_SIZE,
       webhookTimeoutMs: env.WEBHOOK_TIMEOUT_MS,
       webhookMaxAttempts: env.WEBHOOK_MAX_ATTEMPTS,
       webhookBackoffBaseMs: env.WEBHOOK_BACKOFF_BASE_MS,

@@ -9,6 +9,7 @@ import type { CoreMetrics } from "./metrics";
 import { builtinSpecs } from "./sandbox-specs/builtin";
 import { ForwardGate } from "./sandboxes/forward-gate";
 import { SandboxSupervisor } from "./sandboxes/supervisor";
+import { ensurePoolOwner } from "./sandboxes/warm-pool/pool-state";
 import { KeyedLock } from "./shared/keyed-lock";
 import { DeliveryWorker } from "./webhooks/delivery-worker";
 import { watchSandboxLifecycle } from "./webhooks/lifecycle";
@@ -23,6 +24,7 @@ export const defaultConfig: CoreConfig = {
   healthGraceMs: 10_000,
   supervisorIntervalMs: 1_000,
   idleAutoPauseMs: null,
+  warmPoolSize: 0,
   defaultSpecId: "default",
   webhookTimeoutMs: 10_000,
   webhookMaxAttempts: 8,
@@ -97,6 +99,7 @@ export function createCore(options: CreateCoreOptions): Core {
       }
       // Before reconciling, so that the status moves it makes reach webhooks and followers too.
       unwatchLifecycle = watchSandboxLifecycle(deps);
+      if (config.warmPoolSize > 0) await ensurePoolOwner(deps);
       webhookWorker.start();
       await follower.start();
       await supervisor.start();

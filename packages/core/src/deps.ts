@@ -27,6 +27,11 @@ export interface CoreConfig {
   supervisorIntervalMs: number;
   /** Pause RUNNING sandboxes idle this long; null disables. */
   idleAutoPauseMs: number | null;
+  /**
+   * Pre-started RUNNING sandboxes of the default spec that creates claim (0: none). They count
+   * against `maxRunningSandboxes` but never take its last slot, and make room at the limit.
+   */
+  warmPoolSize: number;
   defaultSpecId: string;
   /** Upper bound of one webhook POST (connect, headers and body). */
   webhookTimeoutMs: number;

@@ -6,6 +6,8 @@ import { pauseRunning } from "./service/pause-sandbox";
 import { relaunchSandbox } from "./service/relaunch-sandbox";
 import { markRunning } from "./service/start-sandbox";
 import { errorMessage, updateSandbox } from "./service/status";
+import { POOL_OWNER_ID, poolState } from "./warm-pool/pool-state";
+import { refillWarmPool } from "./warm-pool/refill";
 
 /**
  * Keeps records true to the runtime: reconciles at start (adopt, mark vanished, remove orphans,
@@ -22,12 +24,15 @@ export class SandboxSupervisor {
 
   async start(): Promise<void> {
     await this.reconcile();
+    poolState(this.deps).wake = () => void this.refillPool();
+    void this.refillPool();
     this.deps.runtime.on?.("exit", this.onExit);
     this.timer = setInterval(() => void this.tick(), this.deps.config.supervisorIntervalMs);
     this.timer.unref();
   }
 
   stop(): void {
+    poolState(this.deps).wake = null;
     this.deps.runtime.off?.("exit", this.onExit);
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
@@ -168,11 +173,20 @@ export class SandboxSupervisor {
       );
       await Promise.all(rows.map((row) => this.check(row)));
       await this.pauseIdle();
+      // At start the pool is refilled (or emptied of leftovers) whatever its size.
+      if (this.deps.config.warmPoolSize > 0) await this.refillPool();
     } catch (error) {
       this.deps.log.error({ reason: errorMessage(error) }, "supervisor pass failed");
     } finally {
       this.ticking = false;
     }
+  }
+
+  /** Keeps the warm pool full (a no-op without one); never fails the pass. */
+  private async refillPool(): Promise<void> {
+    await refillWarmPool(this.deps).catch((error: unknown) => {
+      this.deps.log.error({ reason: errorMessage(error) }, "warm pool refill failed");
+    });
   }
 
   private async check(row: SandboxRow): Promise<void> {
@@ -233,6 +247,8 @@ export class SandboxSupervisor {
     if (idleMs === null) return;
     const now = deps.now();
     for (const row of await deps.repos.sandboxes.listByStatus(["RUNNING"])) {
+      // Warm pool sandboxes wait to be claimed: idle is what they are for.
+      if (row.ownerId === POOL_OWNER_ID) continue;
       const last = Math.max(deps.activity.get(row.id) ?? 0, row.lastActivityAt ?? 0, row.updatedAt);
       if (now - last < idleMs) continue;
       await deps.locks.run(row.id, async () => {

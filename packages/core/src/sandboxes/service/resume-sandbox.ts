@@ -1,5 +1,6 @@
 import type { SandboxRow } from "@sandbox-server/db";
 import type { CoreDeps } from "../../deps";
+import { evictWarmSandboxAtLimit } from "../warm-pool/evict";
 import { assertCapacity, markRunning } from "./start-sandbox";
 import { errorMessage, findOwnedSandbox, illegalMove, updateSandbox } from "./status";
 
@@ -17,6 +18,7 @@ export async function resumeSandbox(
     const row = await findOwnedSandbox(deps, ownerId, id);
     if (row.status === "RUNNING") return row;
     if (row.status !== "PAUSED" && row.status !== "ERROR") throw illegalMove(row, "resume");
+    await evictWarmSandboxAtLimit(deps);
     await updateSandbox(deps, id, async (_before, tx) => {
       await assertCapacity(deps, tx);
       return { status: "STARTING", statusDetail: null };

@@ -6,18 +6,26 @@ import { AppError } from "../../errors";
 import { resolveSpec } from "../../sandbox-specs/resolve-spec";
 import { newId } from "../../shared/ids";
 import type { StartSandboxInput } from "../contracts";
+import { claimWarmSandbox } from "../warm-pool/claim";
+import { evictWarmSandboxAtLimit } from "../warm-pool/evict";
+import { refillWarmPoolSoon } from "../warm-pool/pool-state";
 import { errorMessage, updateSandbox } from "./status";
 
 const ACTIVE = ["STARTING", "RUNNING"];
 
 /**
- * 429 when starting (or resuming) one more sandbox would pass the server's limit. Call it in the
+ * 429 when starting (or resuming) one more sandbox would pass the server's limit (or leave fewer
+ * than `keepFree` slots: the warm pool never takes the last one). Call it in the
  * transaction that makes the sandbox STARTING: the count and the write then commit together, and
  * concurrent starts, serialised by the store, cannot overshoot.
  */
-export async function assertCapacity(deps: CoreDeps, tx: Repositories): Promise<void> {
+export async function assertCapacity(
+  deps: CoreDeps,
+  tx: Repositories,
+  keepFree = 0,
+): Promise<void> {
   const active = await tx.sandboxes.countByStatus(ACTIVE);
-  if (active >= deps.config.maxRunningSandboxes) {
+  if (active + keepFree >= deps.config.maxRunningSandboxes) {
     throw new AppError(
       "SANDBOX_LIMIT_REACHED",
       `This server runs at most ${deps.config.maxRunningSandboxes} sandboxes at once; pause or delete one first`,
@@ -26,16 +34,37 @@ export async function assertCapacity(deps: CoreDeps, tx: Repositories): Promise<
   }
 }
 
-/** Records a STARTING sandbox and launches it; RUNNING follows once its agent server answers. */
+/**
+ * A RUNNING sandbox from the warm pool when it has one for this request, else a new one: recorded
+ * STARTING and launched, RUNNING once its agent server answers. At the running limit a pool
+ * sandbox makes room before the create is refused.
+ */
 export async function startSandbox(
   deps: CoreDeps,
   ownerId: string,
   input: StartSandboxInput,
 ): Promise<{ row: SandboxRow; ready: Promise<SandboxRow | undefined> }> {
   const spec = await resolveSpec(deps, input.sandbox_spec_id);
+  const claimed = await claimWarmSandbox(deps, ownerId, spec, input);
+  if (claimed) {
+    refillWarmPoolSoon(deps);
+    return { row: claimed, ready: Promise.resolve(claimed) };
+  }
+  await evictWarmSandboxAtLimit(deps);
+  return createSandbox(deps, ownerId, spec, input);
+}
+
+/** Records a STARTING sandbox and launches it; RUNNING follows once its agent server answers. */
+export async function createSandbox(
+  deps: CoreDeps,
+  ownerId: string,
+  spec: SandboxSpecRow,
+  input: Pick<StartSandboxInput, "labels" | "env">,
+  keepFree = 0,
+): Promise<{ row: SandboxRow; ready: Promise<SandboxRow | undefined> }> {
   const now = deps.now();
   const row = await deps.transaction(async (tx) => {
-    await assertCapacity(deps, tx);
+    await assertCapacity(deps, tx, keepFree);
     return tx.sandboxes.insert({
       id: newId("sb"),
       ownerId,

@@ -1,0 +1,166 @@
+import type { SandboxRow } from "@sandbox-server/db";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestServer, type TestServer } from "./harness";
+
+/*
+ * WARM_POOL_SIZE with real agent servers, on the suite's runtime (process and docker projects). The pool's members are read
+ * from the store (the test's only window on them: no API shows them) and from the runtime.
+ */
+const POOL = 2;
+const LIMIT = 5;
+const POOL_OWNER = "usr_warm_pool";
+
+let t: TestServer;
+let alice: string;
+let bob: string;
+
+beforeAll(async () => {
+  t = await startTestServer({
+    config: { warmPoolSize: POOL, maxRunningSandboxes: LIMIT },
+  });
+  alice = await t.createUser("alice");
+  bob = await t.createUser("bob");
+}, 120_000);
+afterAll(async () => {
+  await t?.close();
+});
+
+async function poolRows(status = "RUNNING"): Promise<SandboxRow[]> {
+  const rows = await t.server.core.deps.repos.sandboxes.listAll();
+  return rows.filter((row) => row.ownerId === POOL_OWNER && row.status === status);
+}
+
+/** Waits until the pool holds `count` RUNNING members whose agent servers answer. */
+async function poolOf(count: number): Promise<SandboxRow[]> {
+  await expect
+    .poll(async () => (await poolRows()).length, { timeout: 60_000, interval: 100 })
+    .toBe(count);
+  const rows = await poolRows();
+  for (const row of rows) expect((await t.runtime.inspect(row.id)).state).toBe("running");
+  return rows;
+}
+
+async function agentStatus(url: string, key: string): Promise<number> {
+  const res = await fetch(`${url}/api/conversations/count`, {
+    headers: { "x-session-api-key": key },
+  });
+  await res.body?.cancel();
+  return res.status;
+}
+
+/** The caller's sandboxes (the admin's without a key). */
+async function searchIds(key?: string): Promise<string[]> {
+  const res = await t.api("GET", "/api/v1/sandboxes/search?limit=100", { key });
+  expect(res.status).toBe(200);
+  return res.body.items.map((s: { id: string }) => s.id);
+}
+
+describe("warm pool", () => {
+  let claimedId = "";
+
+  it("fills to WARM_POOL_SIZE with running sandboxes nobody can see", async () => {
+    const members = await poolOf(POOL);
+    expect(await searchIds(alice)).toEqual([]);
+    expect(await searchIds(bob)).toEqual([]);
+    // Not even the admin: pool sandboxes belong to no user.
+    expect(await searchIds()).toEqual([]);
+    for (const member of members) {
+      const read = await t.api("GET", `/api/v1/sandboxes/${member.id}`, { key: alice });
+      expect(read.status).toBe(404);
+    }
+  });
+
+  it("a create claims a member: RUNNING in the 201, under a new key, the pool key dead", async () => {
+    const members = await poolOf(POOL);
+    const byId = new Map(members.map((m) => [m.id, m]));
+    const res = await t.api("POST", "/api/v1/sandboxes", {
+      key: alice,
+      body: { labels: { team: "a" } },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.status).toBe("RUNNING");
+    expect(res.body.labels).toEqual({ team: "a" });
+    const member = byId.get(res.body.id);
+    if (!member) throw new Error(`${res.body.id} was not a pool member`);
+    claimedId = res.body.id;
+    const url: string = res.body.agent_server_url;
+    const key: string = res.body.session_api_key;
+    expect(url).toBe(member.agentServerUrl);
+    expect(key).not.toBe(member.sessionApiKey);
+    // The probe that must fail first succeeds where it should: the owner's key works.
+    expect(await agentStatus(url, key)).toBe(200);
+    expect(await agentStatus(url, member.sessionApiKey)).toBe(401);
+    // It is alice's now, created now, and nobody else's to see.
+    expect(await searchIds(alice)).toEqual([claimedId]);
+    expect(await searchIds(bob)).toEqual([]);
+    expect((await t.api("GET", `/api/v1/sandboxes/${claimedId}`, { key: bob })).status).toBe(404);
+    expect(Date.parse(res.body.created_at)).toBeGreaterThanOrEqual(member.createdAt);
+    // A conversation on the claimed sandbox works end to end.
+    const conv = await t.api("POST", "/api/v1/app-conversations", {
+      key: alice,
+      body: { sandbox_id: claimedId },
+    });
+    expect(conv.status).toBe(201);
+  });
+
+  it("refills after a claim", async () => {
+    const members = await poolOf(POOL);
+    expect(members.map((m) => m.id)).not.toContain(claimedId);
+  });
+
+  it("conversation creates claim from the pool too", async () => {
+    const before = new Set((await poolOf(POOL)).map((m) => m.id));
+    const conv = await t.api("POST", "/api/v1/app-conversations", { key: bob, body: {} });
+    expect(conv.status).toBe(201);
+    expect(before.has(conv.body.sandbox_id)).toBe(true);
+    await poolOf(POOL);
+  });
+
+  it("at the running limit the pool makes room: a user's create succeeds", async () => {
+    // alice 1 + bob 1 + pool 2: one slot left, which the pool never takes. `env` cannot be
+    // given to a running agent server, so these creates cannot claim.
+    const withEnv = { env: { FROM_TEST: "1" } };
+    const before = (await poolOf(POOL)).map((m) => m.id);
+    const cold = await t.api("POST", "/api/v1/sandboxes", { key: bob, body: withEnv });
+    expect(cold.status).toBe(201);
+    expect(cold.body.status).toBe("STARTING");
+    expect(before).not.toContain(cold.body.id);
+    await t.waitForStatus(cold.body.id, "RUNNING", bob);
+    expect((await poolRows()).map((m) => m.id).sort()).toEqual([...before].sort());
+    // Now at the limit: a pool member is removed for the next create instead of a 429.
+    const evicting = await t.api("POST", "/api/v1/sandboxes", { key: bob, body: withEnv });
+    expect(evicting.status).toBe(201);
+    expect(before).not.toContain(evicting.body.id);
+    await t.waitForStatus(evicting.body.id, "RUNNING", bob);
+    const left = await poolRows();
+    expect(left).toHaveLength(1);
+    // The last member is claimed, then the limit holds.
+    const claim = await t.api("POST", "/api/v1/sandboxes", { key: alice, body: {} });
+    expect(claim.status).toBe(201);
+    expect(claim.body.id).toBe(left[0]?.id);
+    expect(claim.body.status).toBe("RUNNING");
+    const refused = await t.api("POST", "/api/v1/sandboxes", { key: alice, body: {} });
+    expect(refused.status).toBe(429);
+    expect(await poolRows("STARTING")).toEqual([]);
+    expect(await poolRows()).toEqual([]);
+  });
+
+  it("adopts the pool after a control-plane restart, same sandboxes", async () => {
+    // Free slots so that the pool fills again.
+    for (const key of [alice, bob]) {
+      for (const id of await searchIds(key)) {
+        expect((await t.api("DELETE", `/api/v1/sandboxes/${id}`, { key })).status).toBe(200);
+      }
+    }
+    const before = (await poolOf(POOL)).map((m) => m.id).sort();
+    await t.restart();
+    const after = (await poolOf(POOL)).map((m) => m.id).sort();
+    expect(after).toEqual(before);
+    const all = await t.server.core.deps.repos.sandboxes.listAll();
+    expect(all.filter((row) => row.ownerId === POOL_OWNER)).toHaveLength(POOL);
+    const res = await t.api("POST", "/api/v1/sandboxes", { key: alice, body: {} });
+    expect(res.status).toBe(201);
+    expect(before).toContain(res.body.id);
+    expect(await agentStatus(res.body.agent_server_url, res.body.session_api_key)).toBe(200);
+  });
+});

@@ -1,0 +1,91 @@
+import type { SandboxRow, SandboxSpecRow } from "@sandbox-server/db";
+import type { CoreDeps } from "../../deps";
+import type { StartSandboxInput } from "../contracts";
+import { errorMessage, updateSandbox } from "../service/status";
+import { isPoolMember, newSessionKey, POOL_OWNER_ID, poolState } from "./pool-state";
+
+/** How long a claim waits for the pool sandbox's agent server to take the new key. */
+const ROTATE_TIMEOUT_MS = 2_000;
+
+/**
+ * A RUNNING pool sandbox of the spec, handed to `ownerId` under a session key nobody has seen,
+ * with the request's labels, created now; undefined when the pool has none to give (or the
+ * request sets `env`: a running agent server cannot take new environment).
+ */
+export async function claimWarmSandbox(
+  deps: CoreDeps,
+  ownerId: string,
+  spec: SandboxSpecRow,
+  input: StartSandboxInput,
+): Promise<SandboxRow | undefined> {
+  if (deps.config.warmPoolSize <= 0) return undefined;
+  if (input.env && Object.keys(input.env).length > 0) return undefined;
+  const { taken } = poolState(deps);
+  const members = (await deps.repos.sandboxes.listByStatus(["RUNNING"])).filter(
+    (row) => isPoolMember(row, deps) && row.specId === spec.id,
+  );
+  for (const member of members) {
+    if (taken.has(member.id)) continue;
+    taken.add(member.id);
+    try {
+      const claimed = await handOver(deps, member.id, ownerId, input.labels ?? {});
+      if (claimed) return claimed;
+    } finally {
+      taken.delete(member.id);
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Under the sandbox's lock: the agent server swaps the pool key for a new one (authenticated by
+ * the pool key, which stops working), then one conditional update makes the row the owner's.
+ * The swap comes first, so the new key is never recorded for a sandbox that does not accept it;
+ * a control plane killed between the two leaves a pool member that refuses the pool key, which
+ * the next claim finds out and retires.
+ */
+async function handOver(
+  deps: CoreDeps,
+  id: string,
+  ownerId: string,
+  labels: Record<string, string>,
+): Promise<SandboxRow | undefined> {
+  return deps.locks.run(id, async () => {
+    const member = await deps.repos.sandboxes.get(id);
+    if (!member || member.ownerId !== POOL_OWNER_ID || member.status !== "RUNNING") return;
+    if (!member.agentServerUrl) return;
+    const sessionApiKey = newSessionKey();
+    try {
+      const answer = await deps.agents.request(member.agentServerUrl, member.sessionApiKey, {
+        method: "POST",
+        path: "/api/session-keys",
+        body: JSON.stringify({ session_api_key: sessionApiKey }),
+        timeoutMs: ROTATE_TIMEOUT_MS,
+      });
+      if (answer.status !== 200) throw new Error(`the agent server answered ${answer.status}`);
+    } catch (error) {
+      // Unusable for anyone: the refill removes it and starts another.
+      deps.log.warn({ sandboxId: id, reason: errorMessage(error) }, "warm sandbox not claimable");
+      await updateSandbox(deps, id, {
+        status: "ERROR",
+        statusDetail: `Its session key could not be changed: ${errorMessage(error)}`,
+      });
+      return;
+    }
+    const now = deps.now();
+    const claimed = await deps.transaction((tx) =>
+      tx.sandboxes.claim(id, POOL_OWNER_ID, {
+        ownerId,
+        sessionApiKey,
+        labels,
+        createdAt: now,
+        updatedAt: now,
+      }),
+    );
+    if (!claimed) return;
+    deps.log.info({ sandboxId: id, specId: claimed.specId }, "warm sandbox claimed");
+    // For its new owner the sandbox appears RUNNING (their webhooks, waiters, followers).
+    deps.events.emit("sandbox.status_changed", { sandbox: claimed, previousStatus: null });
+    return claimed;
+  });
+}

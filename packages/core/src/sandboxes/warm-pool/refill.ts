@@ -1,0 +1,57 @@
+import type { CoreDeps } from "../../deps";
+import { AppError } from "../../errors";
+import { resolveSpec } from "../../sandbox-specs/resolve-spec";
+import { createSandbox } from "../service/start-sandbox";
+import { errorMessage } from "../service/status";
+import { retireWarmSandbox } from "./evict";
+import { isPoolMember, POOL_OWNER_ID, poolState } from "./pool-state";
+
+const LIVE = new Set(["STARTING", "RUNNING"]);
+
+/**
+ * Brings the pool to `warmPoolSize` sandboxes of the default spec: dead (ERROR), paused or
+ * surplus members are removed, missing ones started. A new member never takes the last free
+ * running slot, so a user's create always finds one or a pool member to claim or evict. One
+ * refill at a time; called by the supervisor on every pass and after each claim.
+ */
+export function refillWarmPool(deps: CoreDeps): Promise<void> {
+  const state = poolState(deps);
+  state.refilling ??= refill(deps).finally(() => {
+    state.refilling = null;
+  });
+  return state.refilling;
+}
+
+async function refill(deps: CoreDeps): Promise<void> {
+  const { taken } = poolState(deps);
+  const size = deps.config.warmPoolSize;
+  const members = (await deps.repos.sandboxes.listAll()).filter(
+    (row) => isPoolMember(row, deps) && row.status !== "STOPPING" && !taken.has(row.id),
+  );
+  if (members.length === 0 && size <= 0) return;
+  const spec = await resolveSpec(deps, undefined);
+  const live = members.filter((row) => LIVE.has(row.status) && row.specId === spec.id);
+  const surplus = live.slice(Math.max(size, 0));
+  const dead = members.filter((row) => !live.includes(row));
+  for (const row of [...dead, ...surplus]) {
+    const why = dead.includes(row) ? `it is ${row.status}` : "the pool is smaller now";
+    await retireWarmSandbox(deps, row, why);
+  }
+  for (let count = live.length; count < size; count++) {
+    try {
+      const { row, ready } = await createSandbox(deps, POOL_OWNER_ID, spec, {}, 1);
+      ready.catch((error: unknown) => {
+        deps.log.error(
+          { sandboxId: row.id, reason: errorMessage(error) },
+          "warm sandbox start failed",
+        );
+      });
+    } catch (error) {
+      // At the limit (less the slot kept free) the pool waits; anything else is logged.
+      if (!(error instanceof AppError && error.code === "SANDBOX_LIMIT_REACHED")) {
+        deps.log.warn({ reason: errorMessage(error) }, "warm pool refill failed");
+      }
+      return;
+    }
+  }
+}
