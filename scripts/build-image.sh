@@ -18,6 +18,7 @@ DOCKERFILE="$AGENT_DIR/Dockerfile"
 BUNDLE="$AGENT_DIR/dist/agent-server.js"
 BASE_IMAGE="${BASE_IMAGE:-node:20-bookworm-slim}"
 LOCAL_BASE="sandbox-server/base:bookworm-node20"
+# Keep equal to DEFAULT_SANDBOX_IMAGE (packages/runtime/src/docker/options.ts) without its tag.
 IMAGE_REPO="${IMAGE_REPO:-sandbox-server/agent-server}"
 PULL_TIMEOUT="${PULL_TIMEOUT:-20}"
 

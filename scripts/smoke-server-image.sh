@@ -16,6 +16,7 @@
 set -euo pipefail
 
 IMAGE="${IMAGE:-sandbox-server/server:latest}"
+# Keep equal to DEFAULT_SANDBOX_IMAGE (packages/runtime/src/docker/options.ts).
 SANDBOX_IMAGE="${SANDBOX_IMAGE:-sandbox-server/agent-server:latest}"
 TIMEOUT="${SMOKE_TIMEOUT:-90}"
 FIREWALL_COMMENT="sandbox-server: sandboxes must not reach the host"

@@ -5,6 +5,8 @@ import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const runtime = process.env.SANDBOX_RUNTIME ?? "auto";
+// Plain Node cannot import the TypeScript constant: keep equal to DEFAULT_SANDBOX_IMAGE
+// (packages/runtime/src/docker/options.ts).
 const image = process.env.SANDBOX_IMAGE ?? "sandbox-server/agent-server:latest";
 
 function dockerAnswers() {

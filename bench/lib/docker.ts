@@ -1,8 +1,9 @@
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
+import { DEFAULT_SANDBOX_IMAGE } from "@sandbox-server/runtime";
 
-export const DOCKER_IMAGE = "sandbox-server/agent-server:latest";
+export const DOCKER_IMAGE = DEFAULT_SANDBOX_IMAGE;
 const SOCKET = "/var/run/docker.sock";
 
 function dockerRequest(

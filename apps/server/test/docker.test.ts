@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { containerNameFor } from "@sandbox-server/runtime";
+import { containerNameFor, DEFAULT_SANDBOX_IMAGE } from "@sandbox-server/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readEvents, waitForExecution } from "./agent";
 import { startTestServer, type TestServer } from "./harness";
@@ -56,7 +56,7 @@ describe("docker sandboxes", () => {
       name: "small",
       description: "128 MiB",
       runtime: "docker",
-      image: "sandbox-server/agent-server:latest",
+      image: DEFAULT_SANDBOX_IMAGE,
       command: null,
       workingDir: null,
       initialEnv: {},

@@ -1,10 +1,10 @@
 import type { SandboxSpecRow } from "@sandbox-server/db";
+import { DEFAULT_SANDBOX_IMAGE } from "@sandbox-server/runtime";
 
 export const DEFAULT_SPEC_ID = "default";
-export const DEFAULT_IMAGE = "sandbox-server/agent-server:latest";
 
 /** The built-in spec: this project's own agent server, as a process or in its image. */
-export function builtinSpecs(now: number, image = DEFAULT_IMAGE): SandboxSpecRow[] {
+export function builtinSpecs(now: number, image = DEFAULT_SANDBOX_IMAGE): SandboxSpecRow[] {
   return [
     {
       id: DEFAULT_SPEC_ID,

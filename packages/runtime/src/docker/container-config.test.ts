@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { buildContainerConfig, type ContainerDefaults } from "./container-config";
+import { DEFAULT_SANDBOX_IMAGE } from "./options";
 
 const defaults: ContainerDefaults = {
-  image: "sandbox-server/agent-server:latest",
+  image: DEFAULT_SANDBOX_IMAGE,
   instance: "cp-1",
   resources: { cpu: 1, memoryMb: 1024, pids: 512 },
 };

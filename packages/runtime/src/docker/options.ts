@@ -40,7 +40,11 @@ export interface DockerRuntimeOptions {
   logger?: RuntimeLogger;
 }
 
-/** Built by `npm run image` (scripts/build-image.sh). */
+/**
+ * Built by `npm run image` (scripts/build-image.sh). The one definition of the tag: the core's
+ * built-in spec, the server's SANDBOX_IMAGE default and the tests use it; the shell scripts and
+ * scripts/start.mjs, which cannot import it, carry a copy with a comment pointing here.
+ */
 export const DEFAULT_SANDBOX_IMAGE = "sandbox-server/agent-server:latest";
 
 /** Where the agent server listens inside every container (the image's CMD). */
