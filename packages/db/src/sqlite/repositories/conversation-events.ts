@@ -1,8 +1,9 @@
 import { and, count, desc, eq, gte, lt, type Placeholder, type SQL, sql } from "drizzle-orm";
-import { keyset, type Page, type PageRequest, type SortDirection, toPage } from "../../paging";
+import type { Page, PageRequest, SortDirection } from "../../paging";
 import type { ConversationEventFilter, ConversationEventRow } from "../../port/rows";
 import { conversationEvents } from "../../schema";
 import type { Db } from "../client";
+import { selectPage } from "../select-page";
 
 const COLUMNS = [
   "id",
@@ -58,20 +59,13 @@ export function createConversationEventRepository(db: Db) {
       direction: SortDirection,
       page: PageRequest,
     ): Page<ConversationEventRow> {
-      const { where, orderBy } = keyset(
-        conversationEvents.timestampUs,
-        conversationEvents.id,
+      const key = {
+        sort: conversationEvents.timestampUs,
+        id: conversationEvents.id,
         direction,
-        page.pageId,
-      );
-      const rows = db
-        .select()
-        .from(conversationEvents)
-        .where(and(matching(filter), where))
-        .orderBy(...orderBy)
-        .limit(page.limit + 1)
-        .all();
-      return toPage(rows, page.limit, (r) => r.timestampUs);
+        value: (r: ConversationEventRow) => r.timestampUs,
+      };
+      return selectPage(db, conversationEvents, matching(filter), key, page);
     },
     count(filter: ConversationEventFilter): number {
       return (

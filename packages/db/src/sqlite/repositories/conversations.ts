@@ -1,5 +1,5 @@
 import { and, count, eq, gte, isNull, lt, type SQL, sql } from "drizzle-orm";
-import { keyset, type Page, type PageRequest, type SortDirection, toPage } from "../../paging";
+import type { Page, PageRequest, SortDirection } from "../../paging";
 import type {
   ConversationClientFields,
   ConversationFilter,
@@ -11,6 +11,7 @@ import type {
 } from "../../port/rows";
 import { conversations } from "../../schema";
 import type { Db } from "../client";
+import { selectPage } from "../select-page";
 
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -114,23 +115,10 @@ export function createConversationRepository(db: Db) {
             ? conversations.createdAt
             : conversations.updatedAt;
       const valueType = sort === "title" ? "string" : "number";
-      const { where, orderBy } = keyset(
-        sortKey,
-        conversations.id,
-        direction,
-        page.pageId,
-        valueType,
-      );
-      const rows = db
-        .select()
-        .from(conversations)
-        .where(and(matching(filter), where))
-        .orderBy(...orderBy)
-        .limit(page.limit + 1)
-        .all();
-      return toPage(rows, page.limit, (r) =>
-        sort === "title" ? (r.title ?? "") : sort === "created" ? r.createdAt : r.updatedAt,
-      );
+      const value = (r: ConversationRow) =>
+        sort === "title" ? (r.title ?? "") : sort === "created" ? r.createdAt : r.updatedAt;
+      const key = { sort: sortKey, id: conversations.id, direction, value, valueType } as const;
+      return selectPage(db, conversations, matching(filter), key, page);
     },
     count(filter: ConversationFilter): number {
       return db.select({ n: count() }).from(conversations).where(matching(filter)).get()?.n ?? 0;

@@ -1,8 +1,9 @@
 import { eq } from "drizzle-orm";
-import { keyset, type Page, type PageRequest, toPage } from "../../paging";
+import type { Page, PageRequest } from "../../paging";
 import type { SandboxSpecRow } from "../../port/rows";
 import { sandboxSpecs } from "../../schema";
 import type { Db } from "../client";
+import { selectPage } from "../select-page";
 
 export function createSandboxSpecRepository(db: Db) {
   return {
@@ -18,20 +19,13 @@ export function createSandboxSpecRepository(db: Db) {
         .run();
     },
     search(page: PageRequest): Page<SandboxSpecRow> {
-      const { where, orderBy } = keyset(
-        sandboxSpecs.createdAt,
-        sandboxSpecs.id,
-        "asc",
-        page.pageId,
-      );
-      const rows = db
-        .select()
-        .from(sandboxSpecs)
-        .where(where)
-        .orderBy(...orderBy)
-        .limit(page.limit + 1)
-        .all();
-      return toPage(rows, page.limit, (r) => r.createdAt);
+      const key = {
+        sort: sandboxSpecs.createdAt,
+        id: sandboxSpecs.id,
+        direction: "asc",
+        value: (r: SandboxSpecRow) => r.createdAt,
+      } as const;
+      return selectPage(db, sandboxSpecs, undefined, key, page);
     },
   };
 }

@@ -1,8 +1,9 @@
 import { and, count, eq, inArray, type SQL, sql } from "drizzle-orm";
-import { keyset, type Page, type PageRequest, toPage } from "../../paging";
+import type { Page, PageRequest } from "../../paging";
 import type { SandboxClaim, SandboxFilter, SandboxPatch, SandboxRow } from "../../port/rows";
 import { sandboxes } from "../../schema";
 import type { Db } from "../client";
+import { selectPage } from "../select-page";
 
 function labelCondition(label: string): SQL {
   const eqAt = label.indexOf("=");
@@ -49,23 +50,19 @@ export function createSandboxRepository(db: Db) {
       db.delete(sandboxes).where(eq(sandboxes.id, id)).run();
     },
     search(filter: SandboxFilter, page: PageRequest): Page<SandboxRow> {
-      const { where, orderBy } = keyset(sandboxes.createdAt, sandboxes.id, "desc", page.pageId);
-      const rows = db
-        .select()
-        .from(sandboxes)
-        .where(
-          and(
-            eq(sandboxes.ownerId, filter.ownerId),
-            filter.status ? eq(sandboxes.status, filter.status) : undefined,
-            filter.specId ? eq(sandboxes.specId, filter.specId) : undefined,
-            filter.label ? labelCondition(filter.label) : undefined,
-            where,
-          ),
-        )
-        .orderBy(...orderBy)
-        .limit(page.limit + 1)
-        .all();
-      return toPage(rows, page.limit, (r) => r.createdAt);
+      const matching = and(
+        eq(sandboxes.ownerId, filter.ownerId),
+        filter.status ? eq(sandboxes.status, filter.status) : undefined,
+        filter.specId ? eq(sandboxes.specId, filter.specId) : undefined,
+        filter.label ? labelCondition(filter.label) : undefined,
+      );
+      const key = {
+        sort: sandboxes.createdAt,
+        id: sandboxes.id,
+        direction: "desc",
+        value: (r: SandboxRow) => r.createdAt,
+      } as const;
+      return selectPage(db, sandboxes, matching, key, page);
     },
     listByStatus(statuses: string[]): SandboxRow[] {
       return db.select().from(sandboxes).where(inArray(sandboxes.status, statuses)).all();

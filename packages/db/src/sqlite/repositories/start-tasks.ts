@@ -1,8 +1,9 @@
 import { and, count, eq, gte, type SQL } from "drizzle-orm";
-import { keyset, type Page, type PageRequest, type SortDirection, toPage } from "../../paging";
+import type { Page, PageRequest, SortDirection } from "../../paging";
 import type { StartTaskFilter, StartTaskPatch, StartTaskRow, StartTaskSort } from "../../port/rows";
 import { conversationStartTasks as tasks } from "../../schema";
 import type { Db } from "../client";
+import { selectPage } from "../select-page";
 
 function matching(filter: StartTaskFilter): SQL | undefined {
   return and(
@@ -31,15 +32,9 @@ export function createStartTaskRepository(db: Db) {
       page: PageRequest,
     ): Page<StartTaskRow> {
       const sortColumn = sort === "created" ? tasks.createdAt : tasks.updatedAt;
-      const { where, orderBy } = keyset(sortColumn, tasks.id, direction, page.pageId);
-      const rows = db
-        .select()
-        .from(tasks)
-        .where(and(matching(filter), where))
-        .orderBy(...orderBy)
-        .limit(page.limit + 1)
-        .all();
-      return toPage(rows, page.limit, (r) => (sort === "created" ? r.createdAt : r.updatedAt));
+      const value = (r: StartTaskRow) => (sort === "created" ? r.createdAt : r.updatedAt);
+      const key = { sort: sortColumn, id: tasks.id, direction, value };
+      return selectPage(db, tasks, matching(filter), key, page);
     },
     count(filter: StartTaskFilter): number {
       return db.select({ n: count() }).from(tasks).where(matching(filter)).get()?.n ?? 0;

@@ -1,5 +1,5 @@
 import { and, count, eq, gt, inArray, min, type SQL, sql } from "drizzle-orm";
-import { keyset, type Page, type PageRequest, toPage } from "../../paging";
+import type { Page, PageRequest } from "../../paging";
 import type {
   DeliveryFilter,
   DueDeliveriesQuery,
@@ -10,6 +10,7 @@ import type {
 } from "../../port/rows";
 import { webhookDeliveries } from "../../schema";
 import type { Db } from "../client";
+import { selectPage } from "../select-page";
 
 export function createWebhookDeliveryRepository(db: Db) {
   const d = webhookDeliveries;
@@ -93,21 +94,17 @@ export function createWebhookDeliveryRepository(db: Db) {
     },
     /** A webhook's deliveries, newest first. */
     search(filter: DeliveryFilter, page: PageRequest): Page<WebhookDeliveryRow> {
-      const { where, orderBy } = keyset(d.seq, d.id, "desc", page.pageId);
-      const rows = db
-        .select()
-        .from(d)
-        .where(
-          and(
-            eq(d.webhookId, filter.webhookId),
-            filter.status ? eq(d.status, filter.status) : undefined,
-            where,
-          ),
-        )
-        .orderBy(...orderBy)
-        .limit(page.limit + 1)
-        .all();
-      return toPage(rows, page.limit, (r) => r.seq);
+      const matching = and(
+        eq(d.webhookId, filter.webhookId),
+        filter.status ? eq(d.status, filter.status) : undefined,
+      );
+      const key = {
+        sort: d.seq,
+        id: d.id,
+        direction: "desc",
+        value: (r: WebhookDeliveryRow) => r.seq,
+      } as const;
+      return selectPage(db, d, matching, key, page);
     },
   };
 }

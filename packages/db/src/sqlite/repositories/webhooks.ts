@@ -1,8 +1,9 @@
-import { and, eq, sql } from "drizzle-orm";
-import { keyset, type Page, type PageRequest, toPage } from "../../paging";
+import { eq, sql } from "drizzle-orm";
+import type { Page, PageRequest } from "../../paging";
 import type { WebhookRow } from "../../port/rows";
 import { webhooks } from "../../schema";
 import type { Db } from "../client";
+import { selectPage } from "../select-page";
 
 export function createWebhookRepository(db: Db) {
   // Asked for every stored event (which webhooks want it?): prepared once.
@@ -28,15 +29,13 @@ export function createWebhookRepository(db: Db) {
       db.delete(webhooks).where(eq(webhooks.id, id)).run();
     },
     search(ownerId: string, page: PageRequest): Page<WebhookRow> {
-      const { where, orderBy } = keyset(webhooks.createdAt, webhooks.id, "desc", page.pageId);
-      const rows = db
-        .select()
-        .from(webhooks)
-        .where(and(eq(webhooks.ownerId, ownerId), where))
-        .orderBy(...orderBy)
-        .limit(page.limit + 1)
-        .all();
-      return toPage(rows, page.limit, (r) => r.createdAt);
+      const key = {
+        sort: webhooks.createdAt,
+        id: webhooks.id,
+        direction: "desc",
+        value: (r: WebhookRow) => r.createdAt,
+      } as const;
+      return selectPage(db, webhooks, eq(webhooks.ownerId, ownerId), key, page);
     },
   };
 }
