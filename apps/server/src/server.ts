@@ -25,6 +25,10 @@ export interface StartServerOptions {
   migrationsFolder?: string;
   /** SECRETS_KEY (32 bytes); when absent, DATA_DIR/secrets-key (generated on the first start). */
   secretsKey?: Uint8Array | undefined;
+  /** DATABASE_URL: metadata in PostgreSQL; absent, SQLite in DATA_DIR. */
+  databaseUrl?: string | undefined;
+  /** Folder of the PostgreSQL migrations (the bundle's copy); default: packages/db/drizzle-pg. */
+  pgMigrationsFolder?: string;
 }
 
 export interface RunningServer {
@@ -40,8 +44,10 @@ export interface RunningServer {
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const { log } = options;
   mkdirSync(options.dataDir, { recursive: true });
-  const store = openStore({
+  const store = await openStore({
     dataDir: options.dataDir,
+    databaseUrl: options.databaseUrl,
+    pgMigrationsFolder: options.pgMigrationsFolder,
     secretsKey: options.secretsKey,
     migrationsFolder: options.migrationsFolder,
     log,

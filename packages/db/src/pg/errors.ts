@@ -54,7 +54,11 @@ function isLockTimeout(error: unknown): boolean {
 /** A short reason for logs and start-up messages: the driver's message, never the query. */
 export function reason(error: unknown): string {
   let last = "unknown error";
-  for (const e of chain(error)) if (typeof e.message === "string") last = e.message;
+  for (const e of chain(error)) {
+    // Node's AggregateError (every address refused) has an empty message but a code.
+    if (typeof e.message === "string" && e.message !== "") last = e.message;
+    else if (typeof e.code === "string") last = e.code;
+  }
   return last;
 }
 
