@@ -34,7 +34,7 @@ die() { log "error: $*"; exit 1; }
 image_exists() { docker image inspect "$1" >/dev/null 2>&1; }
 
 ensure_bundles() {
-  if [ -s "$SERVER_BUNDLE" ] && [ -s "$AGENT_BUNDLE" ] && [ -d "$SERVER_DIR/dist/drizzle" ] &&
+  if [ -s "$SERVER_BUNDLE" ] && [ -s "$AGENT_BUNDLE" ] && [ -d "$SERVER_DIR/dist/drizzle" ] && [ -d "$SERVER_DIR/dist/drizzle-pg" ] &&
     [ "${REBUILD_BUNDLES:-0}" != "1" ]; then
     log "using the existing bundles (REBUILD_BUNDLES=1 rebuilds them)"
     local newer
@@ -134,6 +134,7 @@ stage_context() {
   cp "$DOCKERFILE" "$context/Dockerfile"
   cp "$SERVER_BUNDLE" "$context/app/apps/server/dist/server.js"
   cp -r "$SERVER_DIR/dist/drizzle" "$context/app/apps/server/dist/drizzle"
+  cp -r "$SERVER_DIR/dist/drizzle-pg" "$context/app/apps/server/dist/drizzle-pg"
   cp "$AGENT_BUNDLE" "$context/app/apps/agent-server/dist/agent-server.js"
   # Both bundles are ESM; their package.json says so (and nothing else is needed of it).
   echo '{"type":"module"}' >"$context/app/apps/server/package.json"

@@ -19,6 +19,8 @@ await build({
     "pino",
     "cpu-features",
     "ssh2",
+    // pg's optional native binding (never used: node-postgres runs in pure JS here).
+    "pg-native",
   ],
   banner: {
     js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
@@ -26,3 +28,4 @@ await build({
   logLevel: "warning",
 });
 cpSync("../../packages/db/drizzle", "dist/drizzle", { recursive: true });
+cpSync("../../packages/db/drizzle-pg", "dist/drizzle-pg", { recursive: true });

@@ -14,6 +14,15 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 /** The agent-server bundle, found from the source tree (tests, tsx) and from dist (bundle). */
 const defaultAgentServerEntry = path.resolve(here, "../../agent-server/dist/agent-server.js");
 
+function isPostgresUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === "postgres:" || url.protocol === "postgresql:") && url.hostname !== "";
+  } catch {
+    return false;
+  }
+}
+
 const optionalPositiveInt = z.coerce.number().int().positive();
 
 /** `true`/`false` (also 1/0, yes/no) as environment variables spell them. */
@@ -73,6 +82,16 @@ const EnvSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: flag,
   /** Bearer token for GET /metrics (admins' API keys work too). Never shown in errors (TOKEN). */
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  /**
+   * `postgres://…`: metadata in PostgreSQL instead of SQLite in DATA_DIR. It may hold a password:
+   * never shown in errors (see `loadEnv`).
+   */
+  DATABASE_URL: z
+    .string()
+    .optional()
+    .refine((text) => text === undefined || isPostgresUrl(text), {
+      message: "must be a postgres:// or postgresql:// URL (postgres://user:password@host:5432/db)",
+    }),
   /** Encrypts secrets at rest; absent: DATA_DIR/secrets-key. Never shown in errors (name has KEY). */
   SECRETS_KEY: z
     .string()
@@ -99,7 +118,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
       const name = issue.path.join(".");
       const value = source[name];
       const shown =
-        value === undefined || /KEY|SECRET|TOKEN/.test(name)
+        value === undefined || /KEY|SECRET|TOKEN|DATABASE_URL/.test(name)
           ? ""
           : ` (got ${JSON.stringify(value)})`;
       return `${name} ${issue.message}${shown}`;

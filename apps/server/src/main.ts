@@ -26,6 +26,7 @@ const log = pino({
 
 // The bundle ships the migrations beside it (dist/drizzle); from source the db package finds its own.
 const bundledMigrations = path.join(path.dirname(fileURLToPath(import.meta.url)), "drizzle");
+const bundledPgMigrations = path.join(path.dirname(fileURLToPath(import.meta.url)), "drizzle-pg");
 
 async function main() {
   const dataDir = prepareDataDir(env.DATA_DIR);
@@ -39,9 +40,11 @@ async function main() {
     adminApiKey: env.ADMIN_API_KEY,
     secretsKey: env.SECRETS_KEY,
     metricsToken: env.METRICS_TOKEN,
+    databaseUrl: env.DATABASE_URL,
     bodyLimitBytes: env.BODY_LIMIT_BYTES,
     defaultImage: env.SANDBOX_IMAGE,
     ...(existsSync(bundledMigrations) ? { migrationsFolder: bundledMigrations } : {}),
+    ...(existsSync(bundledPgMigrations) ? { pgMigrationsFolder: bundledPgMigrations } : {}),
     config: {
       maxRunningSandboxes: env.MAX_RUNNING_SANDBOXES,
       allowUnisolatedMultiUser: env.ALLOW_UNISOLATED_MULTI_USER,

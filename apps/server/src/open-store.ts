@@ -1,8 +1,10 @@
 import { rmSync } from "node:fs";
 import path from "node:path";
 import {
+  createPostgresStore,
   createSecretBox,
   createSqliteStore,
+  type SecretBox,
   SecretsKeyMismatchError,
   SecretUnreadableError,
   type Store,
@@ -16,20 +18,28 @@ export interface OpenStoreOptions {
   /** SECRETS_KEY; when absent the key file in `dataDir` is used (and created on the first start). */
   secretsKey?: Uint8Array | undefined;
   migrationsFolder?: string | undefined;
+  /** DATABASE_URL: PostgreSQL instead of the SQLite file in `dataDir`. */
+  databaseUrl?: string | undefined;
+  pgMigrationsFolder?: string | undefined;
   log: Logger;
 }
 
 /**
- * Opens the SQLite store in the data directory with the secrets key. A key that does not decrypt
- * the stored secrets, or stored secrets that do not decrypt, stop the start with one line.
+ * Opens the store with the secrets key: PostgreSQL at `databaseUrl` when given (migrated on open),
+ * else the SQLite file in the data directory. A key that does not decrypt the stored secrets,
+ * stored secrets that do not decrypt, or a database that cannot be reached stop the start with
+ * one line.
  */
-export function openStore(options: OpenStoreOptions): Store {
+export async function openStore(options: OpenStoreOptions): Promise<Store> {
   const secrets = resolveSecretsKey(options.secretsKey, options.dataDir);
+  const secretBox = createSecretBox(secrets.key);
   try {
-    const store = createSqliteStore(path.join(options.dataDir, "sandbox-server.db"), {
-      secretBox: createSecretBox(secrets.key),
-      ...(options.migrationsFolder ? { migrationsFolder: options.migrationsFolder } : {}),
-    });
+    const store = options.databaseUrl
+      ? await openPostgres(options.databaseUrl, secretBox, options)
+      : createSqliteStore(path.join(options.dataDir, "sandbox-server.db"), {
+          secretBox,
+          ...(options.migrationsFolder ? { migrationsFolder: options.migrationsFolder } : {}),
+        });
     if (secrets.created) {
       options.log.info(
         { file: secrets.file },
@@ -44,6 +54,39 @@ export function openStore(options: OpenStoreOptions): Store {
       rmSync(secrets.file, { force: true });
     }
     throw startupError(error, secrets) ?? error;
+  }
+}
+
+async function openPostgres(
+  url: string,
+  secretBox: SecretBox,
+  options: OpenStoreOptions,
+): Promise<Store> {
+  try {
+    const store = await createPostgresStore(url, {
+      secretBox,
+      ...(options.pgMigrationsFolder ? { migrationsFolder: options.pgMigrationsFolder } : {}),
+    });
+    options.log.info({ database: redactUrl(url) }, "metadata in PostgreSQL");
+    return store;
+  } catch (error) {
+    if (error instanceof Error && error.name === "StoreUnavailableError") {
+      throw new ConfigError(
+        `DATABASE_URL: cannot use the database at ${redactUrl(url)}: ${error.message.replace(/^cannot connect to the database: /, "")}`,
+      );
+    }
+    throw error;
+  }
+}
+
+/** The URL without its password (and query): what start-up messages and logs may show. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    const user = u.username ? `${decodeURIComponent(u.username)}@` : "";
+    return `${u.protocol}//${user}${u.host}${u.pathname}`;
+  } catch {
+    return "(unparseable URL)";
   }
 }
 

@@ -28,6 +28,10 @@ export interface StartServerOptions {
   secretsKey?: Uint8Array | undefined;
   /** METRICS_TOKEN: a bearer token for GET /metrics besides admins' API keys. */
   metricsToken?: string | undefined;
+  /** DATABASE_URL: metadata in PostgreSQL; absent, SQLite in DATA_DIR. */
+  databaseUrl?: string | undefined;
+  /** Folder of the PostgreSQL migrations (the bundle's copy); default: packages/db/drizzle-pg. */
+  pgMigrationsFolder?: string;
 }
 
 export interface RunningServer {
@@ -43,8 +47,10 @@ export interface RunningServer {
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const { log } = options;
   mkdirSync(options.dataDir, { recursive: true });
-  const store = openStore({
+  const store = await openStore({
     dataDir: options.dataDir,
+    databaseUrl: options.databaseUrl,
+    pgMigrationsFolder: options.pgMigrationsFolder,
     secretsKey: options.secretsKey,
     migrationsFolder: options.migrationsFolder,
     log,

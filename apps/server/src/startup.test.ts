@@ -94,6 +94,25 @@ describe("configuration errors", () => {
     expect(result.stderr.trim().split("\n")).toHaveLength(1);
   });
 
+  it("a DATABASE_URL that is not a PostgreSQL URL: one line, exit 2, the value not shown", async () => {
+    const result = await runToExit({ DATABASE_URL: "mysql://u:hidden-pw-1@db/x" });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toMatch(/^sandbox-server: .*DATABASE_URL must be a postgres:\/\//);
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    expect(result.stderr).not.toContain("hidden-pw-1");
+  });
+
+  it("a DATABASE_URL where no PostgreSQL answers: one line, exit 2, no password", async () => {
+    const result = await runToExit({ DATABASE_URL: "postgres://u:hidden-pw-2@127.0.0.1:1/db" });
+    expect(result.code).toBe(2);
+    const lines = result.stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /^sandbox-server: DATABASE_URL: cannot use the database at postgres:\/\/u@127\.0\.0\.1:1\/db: .*ECONNREFUSED/,
+    );
+    expect(result.stderr).not.toContain("hidden-pw-2");
+  });
+
   it("never echoes a secret it refuses", async () => {
     const result = await runToExit({ ADMIN_API_KEY: "secret-123" });
     expect(result.code).toBe(2);

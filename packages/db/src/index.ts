@@ -1,4 +1,8 @@
 export * from "./paging";
+export {
+  createPostgresStore,
+  type PostgresStoreOptions,
+} from "./pg/pg-store";
 export type * from "./port/repositories";
 export type * from "./port/rows";
 export * from "./port/store";

@@ -2,7 +2,8 @@ import type { Repositories } from "./repositories";
 
 /**
  * The store port: the control plane's records behind one asynchronous interface. SQLite
- * (`createSqliteStore`) is the embedded implementation; PostgreSQL is meant to be another one.
+ * (`createSqliteStore`) is the embedded implementation, PostgreSQL (`createPostgresStore`) the
+ * one for a shared database.
  *
  * Outside a transaction every call is its own atomic statement. A read sees everything committed
  * before it started (never a transaction's uncommitted rows).
@@ -34,5 +35,17 @@ export class StoreBusyError extends Error {
   constructor(message = "The database is busy; try again shortly", options?: ErrorOptions) {
     super(message, options);
     this.name = "StoreBusyError";
+  }
+}
+
+/**
+ * The database cannot be reached: its server is down, restarting, refusing connections or cut the
+ * connection. Transient: the store reconnects by itself once the server answers again. Matched by
+ * `name` (503 STORE_UNAVAILABLE in the control plane's error map).
+ */
+export class StoreUnavailableError extends Error {
+  constructor(message = "The database is unavailable", options?: ErrorOptions) {
+    super(message, options);
+    this.name = "StoreUnavailableError";
   }
 }

@@ -1,0 +1,8 @@
+import { defineConfig } from "drizzle-kit";
+
+/** The PostgreSQL schema's migrations (`npm run generate:pg`); SQLite's are in drizzle.config.ts. */
+export default defineConfig({
+  dialect: "postgresql",
+  schema: "./src/pg/schema.ts",
+  out: "./drizzle-pg",
+});

@@ -1,0 +1,169 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { storeAdapters } from "../../test/stores";
+import { InvalidPageIdError } from "../paging";
+import type { SandboxFilter, SandboxRow } from "../port/rows";
+import type { Store } from "../port/store";
+
+let store: Store;
+let repos: Store;
+
+function sandbox(id: string, createdAt: number, extra: Partial<SandboxRow> = {}): SandboxRow {
+  return {
+    id,
+    ownerId: "usr_a",
+    specId: "default",
+    runtime: "process",
+    status: "RUNNING",
+    statusDetail: null,
+    sessionApiKey: "k",
+    agentServerUrl: null,
+    labels: {},
+    env: {},
+    lastActivityAt: null,
+    createdAt,
+    updatedAt: createdAt,
+    ...extra,
+  };
+}
+
+/** The same contract for every adapter of the store port. */
+describe.each(storeAdapters())("$name store", (adapter) => {
+  beforeEach(async () => {
+    store = (await adapter.open()).store;
+    repos = store;
+    await repos.users.insert({ id: "usr_a", name: "a", isAdmin: false, createdAt: 1 });
+    await repos.users.insert({ id: "usr_b", name: "b", isAdmin: false, createdAt: 1 });
+  });
+  afterEach(() => adapter.cleanup());
+
+  describe("sandbox repository", () => {
+    it("pages with a stable keyset while rows are inserted between pages", async () => {
+      for (let i = 0; i < 5; i++) await repos.sandboxes.insert(sandbox(`sb_${i}`, 100 + i));
+      const first = await repos.sandboxes.search({ ownerId: "usr_a" }, { limit: 2 });
+      expect(first.items.map((s) => s.id)).toEqual(["sb_4", "sb_3"]);
+      // A newer row lands before the cursor and must not shift the next page.
+      await repos.sandboxes.insert(sandbox("sb_new", 200));
+      const second = await repos.sandboxes.search(
+        { ownerId: "usr_a" },
+        { limit: 2, pageId: first.nextPageId ?? undefined },
+      );
+      expect(second.items.map((s) => s.id)).toEqual(["sb_2", "sb_1"]);
+      const third = await repos.sandboxes.search(
+        { ownerId: "usr_a" },
+        { limit: 2, pageId: second.nextPageId ?? undefined },
+      );
+      expect(third.items.map((s) => s.id)).toEqual(["sb_0"]);
+      expect(third.nextPageId).toBeNull();
+    });
+
+    it("breaks ties on equal timestamps by id", async () => {
+      for (const id of ["sb_a", "sb_b", "sb_c"]) await repos.sandboxes.insert(sandbox(id, 100));
+      const first = await repos.sandboxes.search({ ownerId: "usr_a" }, { limit: 2 });
+      const second = await repos.sandboxes.search(
+        { ownerId: "usr_a" },
+        { limit: 2, pageId: first.nextPageId ?? undefined },
+      );
+      expect([...first.items, ...second.items].map((s) => s.id)).toEqual(["sb_c", "sb_b", "sb_a"]);
+    });
+
+    it("filters by owner, status and label", async () => {
+      await repos.sandboxes.insert(sandbox("sb_1", 1, { labels: { team: "x", env: "dev" } }));
+      await repos.sandboxes.insert(sandbox("sb_2", 2, { labels: { team: "y" }, status: "PAUSED" }));
+      await repos.sandboxes.insert(sandbox("sb_3", 3, { ownerId: "usr_b", labels: { team: "x" } }));
+      const ids = async (f: SandboxFilter) =>
+        (await repos.sandboxes.search(f, { limit: 10 })).items.map((s) => s.id);
+      expect(await ids({ ownerId: "usr_a", label: "team=x" })).toEqual(["sb_1"]);
+      expect(await ids({ ownerId: "usr_a", label: "env" })).toEqual(["sb_1"]);
+      expect(await ids({ ownerId: "usr_a", status: "PAUSED" })).toEqual(["sb_2"]);
+      expect(await ids({ ownerId: "usr_a" })).toEqual(["sb_2", "sb_1"]);
+    });
+
+    it("rejects a page id it did not produce", async () => {
+      await expect(
+        repos.sandboxes.search({ ownerId: "usr_a" }, { limit: 2, pageId: "junk" }),
+      ).rejects.toThrow(InvalidPageIdError);
+    });
+  });
+
+  describe("conversation repository", () => {
+    it("filters by title substring literally and archives by sandbox", async () => {
+      const base = {
+        sandboxId: "sb_1",
+        ownerId: "usr_a",
+        agent: { kind: "shell" },
+        metadata: {},
+        archived: false,
+        executionStatus: null,
+        lastEventAt: null,
+      };
+      await repos.conversations.insert({
+        ...base,
+        id: "c1",
+        title: "100% done",
+        createdAt: 1,
+        updatedAt: 5,
+      });
+      await repos.conversations.insert({
+        ...base,
+        id: "c2",
+        title: "1000 done",
+        createdAt: 2,
+        updatedAt: 4,
+      });
+      const titled = await repos.conversations.search(
+        { ownerId: "usr_a", titleContains: "0%" },
+        "created",
+        "asc",
+        { limit: 10 },
+      );
+      expect(titled.items.map((c) => c.id)).toEqual(["c1"]);
+      const byUpdated = await repos.conversations.search({ ownerId: "usr_a" }, "updated", "asc", {
+        limit: 10,
+      });
+      expect(byUpdated.items.map((c) => c.id)).toEqual(["c2", "c1"]);
+      await repos.conversations.archiveBySandbox("sb_1", 10);
+      const live = await repos.conversations.search(
+        { ownerId: "usr_a", archived: false },
+        "created",
+        "asc",
+        { limit: 10 },
+      );
+      expect(live.items).toHaveLength(0);
+    });
+
+    it("moves a conversation by its events: times only forward, title only once", async () => {
+      await repos.conversations.insert({
+        id: "c1",
+        sandboxId: "sb_1",
+        ownerId: "usr_a",
+        agent: { kind: "shell" },
+        metadata: {},
+        archived: false,
+        title: null,
+        executionStatus: "idle",
+        lastEventAt: null,
+        createdAt: 1,
+        updatedAt: 50,
+      });
+      const record = (eventMs: number, executionStatus: string | null, title: string | null) =>
+        repos.conversations.recordEventActivity("c1", { eventMs, executionStatus, title });
+
+      await record(40, null, "first words");
+      expect(await repos.conversations.get("c1")).toMatchObject({
+        lastEventAt: 40,
+        updatedAt: 50,
+        executionStatus: "idle",
+        title: "first words",
+      });
+      await record(100, "running", "second words");
+      // An event that arrives late (older) moves nothing back.
+      await record(70, null, null);
+      expect(await repos.conversations.get("c1")).toMatchObject({
+        lastEventAt: 100,
+        updatedAt: 100,
+        executionStatus: "running",
+        title: "first words",
+      });
+    });
+  });
+});

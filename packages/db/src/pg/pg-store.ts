@@ -1,0 +1,143 @@
+import { drizzle } from "drizzle-orm/node-postgres";
+import pg from "pg";
+import type { Repositories } from "../port/repositories";
+import { type Store, StoreUnavailableError } from "../port/store";
+import type { SecretBox } from "../secrets/secret-box";
+import { secretRows } from "../secrets/secret-rows";
+import type { PgDb, PgExecutor } from "./client";
+import { isConnectionError, reason, storeError } from "./errors";
+import { defaultPgMigrationsFolder, prepareDatabase } from "./prepare";
+import { createPgRepositories } from "./repositories";
+import * as schema from "./schema";
+
+export interface PostgresStoreOptions {
+  /** Seals the secrets the store keeps; see `SqliteStoreOptions.secretBox`. */
+  secretBox: SecretBox;
+  /** Folder holding drizzle-kit's pg migrations; defaults to this package's `drizzle-pg/`. */
+  migrationsFolder?: string;
+  /** Connections in the pool. Default 10. */
+  maxConnections?: number;
+  /** How long getting a connection may take before `StoreUnavailableError`. Default 5000 ms. */
+  connectTimeoutMs?: number;
+  /**
+   * How long a call waits for a lock (the store's transaction lock, a row another transaction
+   * holds) before `StoreBusyError`: PostgreSQL's `lock_timeout`. Default 2000 ms.
+   */
+  busyRetryMs?: number;
+}
+
+/** Transaction-level advisory lock every transaction of every replica takes first. */
+const TRANSACTION_LOCK = 7_251_002;
+
+/**
+ * The PostgreSQL implementation of the store port over node-postgres and Drizzle's pg dialect.
+ * Opening connects, applies the committed migrations (`drizzle-pg/`) and seals stored secrets;
+ * it rejects with `StoreUnavailableError` when the server cannot be reached or refuses us.
+ *
+ * Outside a transaction each call is one statement on a pooled connection. `transaction(work)`
+ * takes one pooled client, runs BEGIN, then `pg_advisory_xact_lock` — so transactions are
+ * serialised across every replica and a count-then-insert cannot overshoot — then `work`, then
+ * COMMIT (ROLLBACK when it rejects). A lost server turns every call into `StoreUnavailableError`;
+ * broken connections are dropped from the pool and new ones made once the server is back.
+ */
+export async function createPostgresStore(
+  url: string,
+  options: PostgresStoreOptions,
+): Promise<Store> {
+  const busyRetryMs = Math.max(1, Math.round(options.busyRetryMs ?? 2_000));
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.maxConnections ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
+    options: `-c lock_timeout=${busyRetryMs}`,
+    application_name: "sandbox-server",
+  });
+  // An idle connection the server cut (restart, shutdown) is dropped by the pool; without a
+  // listener that event would end the process.
+  pool.on("error", () => undefined);
+  try {
+    const client = await pool.connect().catch((error: unknown) => {
+      throw new StoreUnavailableError(`cannot connect to the database: ${reason(error)}`, {
+        cause: error,
+      });
+    });
+    try {
+      await prepareDatabase(
+        client,
+        options.secretBox,
+        options.migrationsFolder ?? defaultPgMigrationsFolder,
+      );
+    } finally {
+      client.release();
+    }
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw storeError(error);
+  }
+
+  const secrets = secretRows(options.secretBox);
+  const poolDb: PgDb = drizzle(pool, { schema });
+  const outside: PgExecutor = {
+    run: (op) =>
+      op(poolDb).catch((error: unknown) => {
+        throw storeError(error);
+      }),
+  };
+
+  function insideTransaction(db: PgDb, scope: { open: boolean }): PgExecutor {
+    return {
+      run: (op) => {
+        if (!scope.open) {
+          return Promise.reject(new Error("The transaction has ended: call the store instead"));
+        }
+        return op(db).catch((error: unknown) => {
+          throw storeError(error);
+        });
+      },
+    };
+  }
+
+  async function transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T> {
+    const client = await pool.connect().catch((error: unknown) => {
+      throw storeError(error);
+    });
+    let broken: Error | undefined;
+    try {
+      await client.query("BEGIN");
+      await client.query("SELECT pg_advisory_xact_lock($1)", [TRANSACTION_LOCK]);
+      const scope = { open: true };
+      let result: T;
+      try {
+        result = await work(
+          createPgRepositories(insideTransaction(drizzle(client, { schema }), scope), secrets),
+        );
+      } catch (error) {
+        await client.query("ROLLBACK").catch((rollbackError: unknown) => {
+          broken =
+            rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+        });
+        throw error;
+      } finally {
+        scope.open = false;
+      }
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      if (isConnectionError(error))
+        broken = error instanceof Error ? error : new Error(String(error));
+      else if (!broken) await client.query("ROLLBACK").catch(() => undefined);
+      throw storeError(error);
+    } finally {
+      // A client whose connection failed is destroyed, not handed out again.
+      client.release(broken);
+    }
+  }
+
+  return {
+    ...createPgRepositories(outside, secrets),
+    transaction,
+    async close() {
+      await pool.end();
+    },
+  };
+}

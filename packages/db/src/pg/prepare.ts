@@ -1,0 +1,51 @@
+import { fileURLToPath } from "node:url";
+import { drizzle } from "drizzle-orm/node-postgres";
+import { migrate } from "drizzle-orm/node-postgres/migrator";
+import type pg from "pg";
+import { planSealing, type StoredSecret } from "../secrets/plan-sealing";
+import type { SecretBox } from "../secrets/secret-box";
+import { secretColumns } from "../secrets/secret-rows";
+import * as schema from "./schema";
+
+export const defaultPgMigrationsFolder = fileURLToPath(
+  new URL("../../drizzle-pg", import.meta.url),
+);
+
+/** Session-level advisory lock held while one replica migrates and seals (others wait). */
+const OPEN_LOCK = 7_251_001;
+
+/**
+ * What opening the store does, on one client, under an advisory lock so that replicas starting
+ * together take turns: applies the committed migrations, then — in one transaction — seals every
+ * secret still stored in plain text and checks that the sealed ones open with `box`'s key
+ * (`planSealing`: a wrong key or an unreadable value throws, and nothing is written).
+ */
+export async function prepareDatabase(
+  client: pg.PoolClient,
+  box: SecretBox,
+  migrationsFolder: string,
+): Promise<void> {
+  await client.query("SELECT pg_advisory_lock($1)", [OPEN_LOCK]);
+  try {
+    await migrate(drizzle(client, { schema }), { migrationsFolder });
+    await client.query("BEGIN");
+    try {
+      const stored: StoredSecret[] = [];
+      for (const { table, column } of secretColumns) {
+        const rows = await client.query<{ id: string; value: string }>(
+          `SELECT id, ${column} AS value FROM ${table} FOR UPDATE`,
+        );
+        for (const row of rows.rows) stored.push({ table, column, id: row.id, value: row.value });
+      }
+      for (const { table, column, id, sealed } of planSealing(stored, box)) {
+        await client.query(`UPDATE ${table} SET ${column} = $1 WHERE id = $2`, [sealed, id]);
+      }
+      await client.query("COMMIT");
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    }
+  } finally {
+    await client.query("SELECT pg_advisory_unlock($1)", [OPEN_LOCK]).catch(() => undefined);
+  }
+}

@@ -1,0 +1,113 @@
+import { and, count, eq, gt, inArray, min, type SQL, sql } from "drizzle-orm";
+import { keyset, toPage } from "../../paging";
+import type { WebhookDeliveryRepository } from "../../port/repositories";
+import type { DueDelivery } from "../../port/rows";
+import type { PgExecutor } from "../client";
+import { webhookDeliveries as d, webhooks } from "../schema";
+
+/** `and <column> not in (…)`, or nothing for no values. */
+function notIn(column: SQL, values: (string | number)[]): SQL {
+  if (values.length === 0) return sql``;
+  return sql`and ${column} not in (${sql.join(
+    values.map((v) => sql`${v}`),
+    sql`, `,
+  )})`;
+}
+
+export function createWebhookDeliveryRepository({ run }: PgExecutor) {
+  return {
+    insert: (row) =>
+      run(async (db) => {
+        await db.insert(d).values(row);
+      }),
+    get: (id) =>
+      run(async (db) => {
+        const [row] = await db.select().from(d).where(eq(d.id, id));
+        return row;
+      }),
+    /** See the port (`WebhookDeliveryRepository.dueHeads`); the same query as SQLite's. */
+    dueHeads: (query) =>
+      run(async (db): Promise<DueDelivery[]> => {
+        const picked = await db.execute<{ seq: string; owner_id: string }>(sql`
+          with heads as (
+            select min(seq) as seq from ${d}
+            where status = 'pending' group by webhook_id, stream
+          ), due as (
+            select dl.seq, dl.next_attempt_at, w.owner_id, row_number() over (
+              partition by dl.webhook_id order by dl.next_attempt_at, dl.seq
+            ) as webhook_rank
+            from heads h
+            join ${d} dl on dl.seq = h.seq
+            join ${webhooks} w on w.id = dl.webhook_id
+            where dl.next_attempt_at <= ${query.now}
+              ${notIn(sql`dl.seq`, query.excludeSeqs)}
+              ${notIn(sql`w.owner_id`, query.excludeOwners)}
+          ), ranked as (
+            select seq, owner_id, next_attempt_at, row_number() over (
+              partition by owner_id order by webhook_rank, next_attempt_at, seq
+            ) as owner_rank
+            from due
+          )
+          select seq, owner_id from ranked
+          where owner_rank <= ${query.perOwner}
+          order by owner_rank, next_attempt_at, seq
+          limit ${query.limit}`);
+        // int8 comes back from node-postgres as text.
+        const heads = picked.rows.map((p) => ({ seq: Number(p.seq), ownerId: p.owner_id }));
+        if (heads.length === 0) return [];
+        const rows = await db
+          .select()
+          .from(d)
+          .where(
+            inArray(
+              d.seq,
+              heads.map((p) => p.seq),
+            ),
+          );
+        const bySeq = new Map(rows.map((row) => [row.seq, row]));
+        return heads.flatMap((p) => {
+          const row = bySeq.get(p.seq);
+          return row ? [{ ...row, ownerId: p.ownerId }] : [];
+        });
+      }),
+    nextDueAt: (now) =>
+      run(async (db) => {
+        const heads = db
+          .select({ seq: min(d.seq) })
+          .from(d)
+          .where(eq(d.status, "pending"))
+          .groupBy(d.webhookId, d.stream);
+        const [next] = await db
+          .select({ at: min(d.nextAttemptAt) })
+          .from(d)
+          .where(and(inArray(d.seq, heads), gt(d.nextAttemptAt, now)));
+        return next?.at ?? null;
+      }),
+    countPending: () =>
+      run(async (db) => {
+        const [row] = await db.select({ n: count() }).from(d).where(eq(d.status, "pending"));
+        return row?.n ?? 0;
+      }),
+    update: (seq, patch) =>
+      run(async (db) => {
+        await db.update(d).set(patch).where(eq(d.seq, seq));
+      }),
+    search: (filter, page) =>
+      run(async (db) => {
+        const { where, orderBy } = keyset(d.seq, d.id, "desc", page.pageId);
+        const rows = await db
+          .select()
+          .from(d)
+          .where(
+            and(
+              eq(d.webhookId, filter.webhookId),
+              filter.status ? eq(d.status, filter.status) : undefined,
+              where,
+            ),
+          )
+          .orderBy(...orderBy)
+          .limit(page.limit + 1);
+        return toPage(rows, page.limit, (r) => r.seq);
+      }),
+  } satisfies WebhookDeliveryRepository & { countPending(): Promise<number> };
+}
