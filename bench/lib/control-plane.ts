@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 
 export const ADMIN_KEY = "ssk_bench_admin_key_0123456789";
@@ -90,7 +91,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
       () => false,
     );
     if (healthy) break;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
   }
   const api: ControlPlane["api"] = async (method, route, body) => {
     const res = await fetch(`${url}${route}`, {

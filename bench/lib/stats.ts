@@ -35,4 +35,4 @@ export function summarize(values: number[]): Summary {
 /** Milliseconds since `start` (from performance.now()). */
 export const since = (start: number) => performance.now() - start;
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+export { setTimeout as sleep } from "node:timers/promises";

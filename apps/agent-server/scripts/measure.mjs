@@ -1,11 +1,13 @@
 // Measures the bundle's start (spawn → first /health answer) and idle RSS, N runs, medians.
 // Usage: node scripts/measure.mjs [runs] [-- extra node flags]
 // Run it on a quiet machine: start times move a lot with load; memory does not.
+
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
+import { setTimeout as sleep } from "node:timers/promises";
 
 // MEASURE_SCRIPT measures another server instead (e.g. a bare node:http one, for reference).
 const bundle =
@@ -21,7 +23,6 @@ const mallocEnv = Object.fromEntries(
 );
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const mib = (kib) => +(median(kib) / 1024).toFixed(1);
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** CPU time the process has used so far, in ms (less sensitive to machine load than wall time). */
 function cpuMs(pid) {

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 
 export const bin = fileURLToPath(new URL("../bin/sandbox-server.mjs", import.meta.url));
@@ -115,7 +116,7 @@ export async function startServerWithCli(): Promise<StartedServer> {
       child.kill("SIGKILL");
       throw new Error(`server did not come up: ${output}`);
     }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
   }
   const env = { SANDBOX_SERVER_URL: url, DATA_DIR: dataDir };
   return {

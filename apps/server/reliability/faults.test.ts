@@ -1,4 +1,5 @@
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { createDb } from "@sandbox-server/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isErrorBody } from "./lib/api";
@@ -36,7 +37,7 @@ async function waitUntil(check: () => boolean, timeoutMs = 15_000): Promise<void
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error("condition not reached in time");
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
 }
 
@@ -46,7 +47,7 @@ async function waitForStatus(id: string, status: string, timeoutMs = 15_000) {
   while (Date.now() < deadline) {
     last = (await server.api("GET", `/api/v1/sandboxes/${id}`, { key })).body.status;
     if (last === status) return;
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
   }
   throw new Error(`sandbox ${id} stayed ${last}, expected ${status}`);
 }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import WebSocket from "ws";
 
 // biome-ignore lint/suspicious/noExplicitAny: agent-server events are inspected structurally
@@ -36,7 +37,7 @@ export async function waitForExecution(
     const res = await fetch(conversationUrl, { headers: { "x-session-api-key": key } });
     last = ((await res.json()) as { execution_status: string }).execution_status;
     if (statuses.includes(last)) return last;
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
   throw new Error(`conversation stayed ${last}`);
 }

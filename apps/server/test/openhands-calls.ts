@@ -1,5 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import WebSocket from "ws";
 
 /*
@@ -66,7 +67,7 @@ export async function pollUntil<T>(
     const value = await read();
     if (done(value)) return value;
     if (Date.now() > deadline) throw new Error(`${what}; last: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    await sleep(intervalMs);
   }
 }
 

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "./harness";
 import {
@@ -231,7 +232,7 @@ describe("CLI (OpenHands-CLI: openhands cloud, ACP remote agent)", () => {
       ).body;
       if (state?.status === "ERROR") throw new Error(`start failed: ${state.detail}`);
       conversationId = state?.app_conversation_id ?? null;
-      if (conversationId === null) await new Promise((resolve) => setTimeout(resolve, 200));
+      if (conversationId === null) await sleep(200);
     }
     if (!conversationId) throw new Error("no conversation id");
     expect(conversationId).toBe(created.body.id);

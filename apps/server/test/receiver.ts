@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Webhook } from "standardwebhooks";
 
 /** One request a receiver got (every attempt, failed ones included). */
@@ -138,6 +139,6 @@ export async function waitUntil<T>(
     const value = await check();
     if (value) return value as Exclude<T, null | undefined | false>;
     if (Date.now() > deadline) throw new Error(`timed out: ${describe()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
   }
 }

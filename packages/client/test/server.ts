@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 
 /** A control plane in its own process (the built apps/server bundle), process runtime. */
@@ -40,7 +41,7 @@ async function waitForHealth(url: string, child: ChildProcess, output: () => str
       () => false,
     );
     if (ok) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
   }
   throw new Error(`server did not answer /health: ${output()}`);
 }

@@ -3,6 +3,7 @@
  * once its agent server answers it.
  */
 
+import { setTimeout as sleep } from "node:timers/promises";
 import { errorMessage } from "./error-message";
 
 export type HealthProbe = { ok: true } | { ok: false; reason: string };
@@ -80,8 +81,4 @@ function describeFetchError(error: unknown, timeoutMs: number): string {
   // fetch wraps the interesting part (ECONNREFUSED, ECONNRESET) in `cause`.
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
   return errorMessage(cause);
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { MessageEvent } from "@sandbox-server/agent-contracts";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -117,7 +118,7 @@ describe("events WebSocket", () => {
     await byHeader.waitForFrame((frame) => frame.key === "full_state");
 
     const byFrame = await openSocket(`${server.wsUrl}/sockets/events/${id}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
     expect(byFrame.frames).toEqual([]);
     byFrame.send({ type: "auth", session_api_key: SESSION_KEY });
     await byFrame.waitForFrame((frame) => frame.key === "full_state");

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { SESSION_KEY, startWithConversation, type TestServer } from "../../test/harness";
@@ -18,7 +19,7 @@ it("drops a client that stops answering pings and keeps one that answers", async
   await new Promise((resolve) => silent.once("open", resolve));
 
   expect(await silentClosed).toBe(1006);
-  await new Promise((resolve) => setTimeout(resolve, 700));
+  await sleep(700);
   expect(answering.ws.readyState).toBe(WebSocket.OPEN);
   answering.ws.close();
 });

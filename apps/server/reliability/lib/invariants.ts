@@ -1,5 +1,6 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { processState, readRecords, sandboxProcesses } from "./sandboxes";
 
 const TRANSIENT = new Set(["STARTING", "STOPPING"]);
@@ -13,7 +14,7 @@ export async function waitForSettled(dataDir: string, timeoutMs = 30_000): Promi
       .sandboxes.filter((s) => TRANSIENT.has(s.status))
       .map((s) => `${s.id} ${s.status}`);
     if (stuck.length === 0) return [];
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
   }
   return stuck;
 }

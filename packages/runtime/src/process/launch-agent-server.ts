@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { constants } from "node:os";
 import type { Writable } from "node:stream";
+import { setTimeout as sleep } from "node:timers/promises";
 import { findListeningPort, openLogForRun, readLogFrom, readLogTail } from "./agent-server-log";
 
 export interface LaunchOptions {
@@ -153,7 +154,7 @@ async function waitForListeningLine(
     const port = findListeningPort(text.slice(0, lastBreak + 1));
     if (port !== null) return port;
     if (exitedBeforeRead) return null;
-    await new Promise((resolve) => setTimeout(resolve, 25));
+    await sleep(25);
   }
   return null;
 }

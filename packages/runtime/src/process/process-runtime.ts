@@ -1,5 +1,6 @@
 import { EventEmitter } from "node:events";
 import { readdir, rm } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import { errorMessage } from "../error-message";
 import { probeHealth, waitForHealth } from "../health";
 import { KeyedLock } from "../keyed-lock";
@@ -409,8 +410,4 @@ function limitsOf(options: StartSandboxOptions): SandboxLimits {
 
 function missingSandbox(sandboxId: string): RuntimeSandbox {
   return { sandboxId, state: "missing", agentServerUrl: null, detail: null, labels: {} };
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { findProcessTrees, type ProcInfo } from "./read-proc";
 
 /**
@@ -94,8 +95,4 @@ async function waitForNoProcesses(sandboxDir: string, timeoutMs: number): Promis
     await sleep(25);
   }
   return true;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

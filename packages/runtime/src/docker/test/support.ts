@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import Dockerode from "dockerode";
 import { inject } from "vitest";
 import type { StartSandboxOptions } from "../../types";
@@ -127,6 +128,6 @@ export async function waitFor<T>(
   for (;;) {
     const value = await read();
     if (accept(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await sleep(200);
   }
 }

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { mkdir, readFile, rmdir, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { type CgroupParent, type CgroupSupport, enableControllers } from "./detect-cgroups";
 
 export type UsableCgroups = Extract<CgroupSupport, { usable: true }>;
@@ -142,7 +143,7 @@ async function removeDir(dir: string, timeoutMs: number): Promise<void> {
     } catch (error) {
       if (isCode(error, "ENOENT")) return;
       if (!isCode(error, "EBUSY") || Date.now() >= deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 25));
+      await sleep(25);
     }
   }
 }
