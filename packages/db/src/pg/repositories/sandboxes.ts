@@ -37,6 +37,26 @@ export function createSandboxRepository(
           .returning();
         return row && secrets.openSandbox(row);
       }),
+    claim: (id, fromOwnerId, claim) =>
+      run(async (db) => {
+        const [row] = await db
+          .update(sandboxes)
+          .set({
+            ...claim,
+            ...secrets.sealSandboxPatch(id, { sessionApiKey: claim.sessionApiKey }),
+            statusDetail: null,
+            lastActivityAt: null,
+          })
+          .where(
+            and(
+              eq(sandboxes.id, id),
+              eq(sandboxes.ownerId, fromOwnerId),
+              eq(sandboxes.status, "RUNNING"),
+            ),
+          )
+          .returning();
+        return row && secrets.openSandbox(row);
+      }),
     remove: (id) =>
       run(async (db) => {
         await db.delete(sandboxes).where(eq(sandboxes.id, id));

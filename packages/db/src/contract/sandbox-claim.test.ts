@@ -1,11 +1,7 @@
-import { randomBytes } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { SandboxRow } from "../../port/rows";
-import type { Store } from "../../port/store";
-import { createSecretBox } from "../../secrets/secret-box";
-import { createSqliteStore } from "../sqlite-store";
-
-let store: Store;
+import { type OpenedStore, storeAdapters } from "../../test/stores";
+import type { SandboxRow } from "../port/rows";
+import type { Store } from "../port/store";
 
 const poolMember = (id: string, extra: Partial<SandboxRow> = {}): SandboxRow => ({
   id,
@@ -32,15 +28,20 @@ const claim = (ownerId: string) => ({
   updatedAt: 99,
 });
 
-beforeEach(async () => {
-  store = createSqliteStore(":memory:", { secretBox: createSecretBox(randomBytes(32)) });
-  for (const id of ["usr_pool", "usr_a", "usr_b"]) {
-    await store.users.insert({ id, name: id, isAdmin: false, createdAt: 1 });
-  }
-});
-afterEach(() => store.close());
+/** The same contract for every adapter of the store port. */
+describe.each(storeAdapters())("$name store: sandboxes.claim", (adapter) => {
+  let opened: OpenedStore;
+  let store: Store;
 
-describe("sandboxes.claim", () => {
+  beforeEach(async () => {
+    opened = await adapter.open();
+    store = opened.store;
+    for (const id of ["usr_pool", "usr_a", "usr_b"]) {
+      await store.users.insert({ id, name: id, isAdmin: false, createdAt: 1 });
+    }
+  });
+  afterEach(() => adapter.cleanup());
+
   it("hands a RUNNING pool sandbox to its new owner once", async () => {
     await store.sandboxes.insert(poolMember("sb_1"));
     const claimed = await store.sandboxes.claim("sb_1", "usr_pool", claim("usr_a"));
