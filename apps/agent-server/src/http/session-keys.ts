@@ -26,8 +26,8 @@ export function readRotatedKey(dataDir: string): string | undefined {
 
 /**
  * `POST /api/session-keys` `{"session_api_key": "<new key>"}`, authenticated with a key accepted
- * now: the new key replaces every accepted key (409 on a server started without keys). It is on disk (flushed, renamed into place)
- * before the answer, and the old keys stop working with the answer.
+ * now: the new key replaces every accepted key (409 on a server started without keys). It is in
+ * `dataDir` before the answer, and the old keys stop working with the answer.
  */
 export async function rotateSessionKey(
   req: IncomingMessage,
@@ -57,23 +57,17 @@ export async function rotateSessionKey(
   sendJson(res, { success: true });
 }
 
+/**
+ * Written to a temporary file and renamed into place: never half-written, and it survives a
+ * killed process. Not flushed to the disk (an fsync costs several milliseconds on the claim
+ * path): like the control plane's own commits (SQLite `synchronous=NORMAL`), a power cut may
+ * lose it.
+ */
 function writeKeyFile(dataDir: string, key: string): void {
   const fs = process.getBuiltinModule("node:fs");
   fs.mkdirSync(dataDir, { recursive: true });
   const target = path.join(dataDir, KEY_FILE);
   const temporary = `${target}.${process.pid}.tmp`;
-  const fd = fs.openSync(temporary, "w", 0o600);
-  try {
-    fs.writeFileSync(fd, `${key}\n`);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
+  fs.writeFileSync(temporary, `${key}\n`, { mode: 0o600 });
   fs.renameSync(temporary, target);
-  const dir = fs.openSync(dataDir, "r");
-  try {
-    fs.fsyncSync(dir);
-  } finally {
-    fs.closeSync(dir);
-  }
 }

@@ -1,3 +1,4 @@
+import type { SandboxRow } from "@sandbox-server/db";
 import type { CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import { resolveSpec } from "../../sandbox-specs/resolve-spec";
@@ -40,7 +41,7 @@ async function refill(deps: CoreDeps): Promise<void> {
   for (let count = live.length; count < size; count++) {
     try {
       const { row, ready } = await createSandbox(deps, POOL_OWNER_ID, spec, {}, 1);
-      ready.catch((error: unknown) => {
+      ready.then(warmUp(deps)).catch((error: unknown) => {
         deps.log.error(
           { sandboxId: row.id, reason: errorMessage(error) },
           "warm sandbox start failed",
@@ -54,4 +55,23 @@ async function refill(deps: CoreDeps): Promise<void> {
       return;
     }
   }
+}
+
+/**
+ * One authenticated call that changes nothing (a rotation without a key: 422), so the agent
+ * server has loaded what a claim's rotation needs (its key check loads node:crypto on first use,
+ * ~10 ms) before anyone waits for it. A failure here is found by the claim.
+ */
+function warmUp(deps: CoreDeps) {
+  return async (row: SandboxRow | undefined): Promise<void> => {
+    if (row?.status !== "RUNNING" || !row.agentServerUrl) return;
+    await deps.agents
+      .request(row.agentServerUrl, row.sessionApiKey, {
+        method: "POST",
+        path: "/api/session-keys",
+        body: "{}",
+        timeoutMs: 2_000,
+      })
+      .catch(() => undefined);
+  };
 }
