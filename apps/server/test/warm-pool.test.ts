@@ -1,6 +1,6 @@
 import type { SandboxRow } from "@sandbox-server/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "./harness";
+import { killAgentServer, startTestServer, type TestServer } from "./harness";
 
 /*
  * WARM_POOL_SIZE with real agent servers, on the suite's runtime (process and docker projects). The pool's members are read
@@ -57,6 +57,7 @@ async function searchIds(key?: string): Promise<string[]> {
 
 describe("warm pool", () => {
   let claimedId = "";
+  const poolKeys = new Map<string, string>();
 
   it("fills to WARM_POOL_SIZE with running sandboxes nobody can see", async () => {
     const members = await poolOf(POOL);
@@ -82,6 +83,7 @@ describe("warm pool", () => {
     expect(res.body.labels).toEqual({ team: "a" });
     const member = byId.get(res.body.id);
     if (!member) throw new Error(`${res.body.id} was not a pool member`);
+    poolKeys.set(member.id, member.sessionApiKey);
     claimedId = res.body.id;
     const url: string = res.body.agent_server_url;
     const key: string = res.body.session_api_key;
@@ -101,6 +103,20 @@ describe("warm pool", () => {
       body: { sandbox_id: claimedId },
     });
     expect(conv.status).toBe(201);
+  });
+
+  it("a claimed sandbox brought back after its agent server died keeps the owner's key", async () => {
+    await killAgentServer(t, claimedId);
+    await t.waitForStatus(claimedId, "ERROR", alice);
+    const resumed = await t.api("POST", `/api/v1/sandboxes/${claimedId}/resume`, { key: alice });
+    expect(resumed.body.status).toBe("RUNNING");
+    const { agent_server_url: url, session_api_key: key } = resumed.body;
+    expect(await agentStatus(url, key)).toBe(200);
+    // Relaunched with the environment it was started with (the pool key), yet only the
+    // rotated key opens it.
+    const member = await t.server.core.deps.repos.sandboxes.get(claimedId);
+    expect(member?.sessionApiKey).toBe(key);
+    expect(await agentStatus(url, poolKeys.get(claimedId) ?? "")).toBe(401);
   });
 
   it("refills after a claim", async () => {
