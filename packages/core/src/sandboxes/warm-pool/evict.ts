@@ -12,6 +12,8 @@ const ACTIVE = ["STARTING", "RUNNING"];
  * expense. Does nothing below the limit or without pool members.
  */
 export async function evictWarmSandboxAtLimit(deps: CoreDeps): Promise<void> {
+  // Without a pool there is nothing to evict (members of an earlier run go at start).
+  if (deps.config.warmPoolSize <= 0) return;
   const active = await deps.repos.sandboxes.countByStatus(ACTIVE);
   if (active < deps.config.maxRunningSandboxes) return;
   const members = (await deps.repos.sandboxes.listByStatus(ACTIVE)).filter((row) =>
