@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { SandboxRow } from "@sandbox-server/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { killAgentServer, startTestServer, type TestServer } from "./harness";
@@ -22,7 +23,14 @@ beforeAll(async () => {
   bob = await t.createUser("bob");
 }, 120_000);
 afterAll(async () => {
-  await t?.close();
+  if (!t) return;
+  // The harness deletes sandboxes before it stops the server: stop the pool first, or the
+  // supervisor would refill it while the harness removes its members.
+  t.server.core.supervisor.stop();
+  await t.server.core.supervisor.poolSettled();
+  // Members still coming up finish their start first (vitest's poll only works inside tests).
+  for (let i = 0; i < 600 && (await poolRows("STARTING")).length > 0; i++) await sleep(100);
+  await t.close();
 });
 
 async function poolRows(status = "RUNNING"): Promise<SandboxRow[]> {

@@ -24,15 +24,19 @@ export class SandboxSupervisor {
 
   async start(): Promise<void> {
     await this.reconcile();
-    poolState(this.deps).wake = () => void this.refillPool();
-    void this.refillPool();
     this.deps.runtime.on?.("exit", this.onExit);
     this.timer = setInterval(() => void this.tick(), this.deps.config.supervisorIntervalMs);
     this.timer.unref();
+    const pool = poolState(this.deps);
+    pool.active = true;
+    pool.wake = () => void this.refillPool();
+    void this.refillPool();
   }
 
   stop(): void {
-    poolState(this.deps).wake = null;
+    const pool = poolState(this.deps);
+    pool.active = false;
+    pool.wake = null;
     this.deps.runtime.off?.("exit", this.onExit);
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
@@ -180,6 +184,14 @@ export class SandboxSupervisor {
     } finally {
       this.ticking = false;
     }
+  }
+
+  /**
+   * Resolves once a warm-pool refill under way has recorded what it starts; after `stop()`
+   * nothing new is started (the launches of recorded members still finish on their own).
+   */
+  async poolSettled(): Promise<void> {
+    await poolState(this.deps).refilling;
   }
 
   /** Keeps the warm pool full (a no-op without one); never fails the pass. */

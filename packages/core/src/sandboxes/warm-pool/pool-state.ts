@@ -42,6 +42,8 @@ interface PoolState {
   refilling: Promise<void> | null;
   /** Starts a refill now (set by the supervisor, which runs the pool). */
   wake: (() => void) | null;
+  /** While the supervisor runs: a refill starts no sandbox after it stopped. */
+  active: boolean;
 }
 
 const states = new WeakMap<CoreDeps, PoolState>();
@@ -50,7 +52,7 @@ const states = new WeakMap<CoreDeps, PoolState>();
 export function poolState(deps: CoreDeps): PoolState {
   let state = states.get(deps);
   if (!state) {
-    state = { taken: new Set(), refilling: null, wake: null };
+    state = { taken: new Set(), refilling: null, wake: null, active: false };
     states.set(deps, state);
   }
   return state;

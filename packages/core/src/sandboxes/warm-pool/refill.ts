@@ -24,7 +24,8 @@ export function refillWarmPool(deps: CoreDeps): Promise<void> {
 }
 
 async function refill(deps: CoreDeps): Promise<void> {
-  const { taken } = poolState(deps);
+  const state = poolState(deps);
+  const { taken } = state;
   const size = deps.config.warmPoolSize;
   const members = (await deps.repos.sandboxes.listAll()).filter(
     (row) => isPoolMember(row, deps) && row.status !== "STOPPING" && !taken.has(row.id),
@@ -35,10 +36,12 @@ async function refill(deps: CoreDeps): Promise<void> {
   const surplus = live.slice(Math.max(size, 0));
   const dead = members.filter((row) => !live.includes(row));
   for (const row of [...dead, ...surplus]) {
+    if (!state.active) return;
     const why = dead.includes(row) ? `it is ${row.status}` : "the pool is smaller now";
     await retireWarmSandbox(deps, row, why);
   }
   for (let count = live.length; count < size; count++) {
+    if (!state.active) return;
     try {
       const { row, ready } = await createSandbox(deps, POOL_OWNER_ID, spec, {}, 1);
       ready.then(warmUp(deps)).catch((error: unknown) => {
