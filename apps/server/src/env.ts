@@ -1,14 +1,10 @@
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { defaultMaxRunningSandboxes } from "@sandbox-server/core";
 import { z } from "zod";
 import { ConfigError } from "./config-error";
 import { parseSecretsKey } from "./secrets-key";
-
-/** Sized for the host: one sandbox per ~512 MiB of memory, between 4 and 64. */
-function defaultMaxSandboxes(): number {
-  return Math.max(4, Math.min(64, Math.floor(os.totalmem() / (512 * 1024 * 1024))));
-}
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** The agent-server bundle, found from the source tree (tests, tsx) and from dist (bundle). */
@@ -42,7 +38,7 @@ const EnvSchema = z.object({
   DATA_DIR: z.string().min(1).default("./.data"),
   ADMIN_API_KEY: z.string().min(16, "must be at least 16 characters").optional(),
   SANDBOX_RUNTIME: z.enum(["auto", "docker", "process"]).default("auto"),
-  MAX_RUNNING_SANDBOXES: optionalPositiveInt.default(defaultMaxSandboxes()),
+  MAX_RUNNING_SANDBOXES: optionalPositiveInt.default(defaultMaxRunningSandboxes(os.totalmem())),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   SANDBOX_START_TIMEOUT_MS: optionalPositiveInt.default(60_000),
   CONVERSATION_START_TIMEOUT_MS: optionalPositiveInt.default(60_000),

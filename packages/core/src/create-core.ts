@@ -1,3 +1,4 @@
+import { totalmem } from "node:os";
 import type { Store } from "@sandbox-server/db";
 import type { SandboxRuntime } from "@sandbox-server/runtime";
 import { AgentServerClient } from "./agent-client";
@@ -7,6 +8,7 @@ import { recorderFor } from "./events/event-recorder";
 import type { Logger } from "./logger";
 import type { CoreMetrics } from "./metrics";
 import { builtinSpecs } from "./sandbox-specs/builtin";
+import { defaultMaxRunningSandboxes } from "./sandboxes/default-limit";
 import { ForwardGate } from "./sandboxes/forward-gate";
 import { SandboxSupervisor } from "./sandboxes/supervisor";
 import { ensurePoolOwner } from "./sandboxes/warm-pool/pool-state";
@@ -19,7 +21,7 @@ export const defaultConfig: CoreConfig = {
   conversationStartTimeoutMs: 60_000,
   agentRequestTimeoutMs: 30_000,
   statusProbeTimeoutMs: 500,
-  maxRunningSandboxes: 20,
+  maxRunningSandboxes: defaultMaxRunningSandboxes(totalmem()),
   allowUnisolatedMultiUser: false,
   healthGraceMs: 10_000,
   supervisorIntervalMs: 1_000,

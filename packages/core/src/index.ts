@@ -10,6 +10,7 @@ export * from "./logger";
 export type { CoreMetrics, DeliveryOutcome, ForwardOutcome } from "./metrics";
 export * from "./openapi";
 export * from "./router";
+export { defaultMaxRunningSandboxes } from "./sandboxes/default-limit";
 export { MAX_INPUT_DEPTH, nestsDeeperThan } from "./shared/json-depth";
 export type { Meta } from "./trpc";
 export { hashApiKey } from "./users/api-keys";
