@@ -2,6 +2,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { defaultMaxRunningSandboxes } from "@sandbox-server/core";
+import { DEFAULT_SANDBOX_IMAGE } from "@sandbox-server/runtime";
 import { z } from "zod";
 import { ConfigError } from "./config-error";
 import { parseSecretsKey } from "./secrets-key";
@@ -53,7 +54,7 @@ const EnvSchema = z.object({
     .default(0),
   BODY_LIMIT_BYTES: optionalPositiveInt.default(1024 * 1024),
   AGENT_SERVER_ENTRY: z.string().min(1).default(defaultAgentServerEntry),
-  SANDBOX_IMAGE: z.string().min(1).default("sandbox-server/agent-server:latest"),
+  SANDBOX_IMAGE: z.string().min(1).default(DEFAULT_SANDBOX_IMAGE),
   /** Read as the Docker CLI reads them: unix:///path, tcp://host:port (TLS from the cert path). */
   DOCKER_HOST: z.string().optional(),
   DOCKER_TLS_VERIFY: z.string().optional(),

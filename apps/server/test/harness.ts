@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import type { CoreConfig } from "@sandbox-server/core";
 import {
   containerNameFor,
+  DEFAULT_SANDBOX_IMAGE,
   DockerRuntime,
   findSandboxProcesses,
   ProcessRuntime,
@@ -73,7 +74,7 @@ export async function createRuntime(
 ): Promise<SandboxRuntime> {
   if (kind === "docker") {
     return new DockerRuntime({
-      image: process.env.SANDBOX_TEST_IMAGE ?? "sandbox-server/agent-server:latest",
+      image: process.env.SANDBOX_TEST_IMAGE ?? DEFAULT_SANDBOX_IMAGE,
       // Its own instance per test server: concurrent servers on one daemon never touch each other.
       instance: `test-${path.basename(dataDir)}`,
     });
