@@ -73,6 +73,8 @@ const EnvSchema = z.object({
   WEBHOOK_CONCURRENCY_PER_USER: optionalPositiveInt.default(4),
   FOLLOWER_RECONNECT_BASE_MS: optionalPositiveInt.default(500),
   FOLLOWER_RECONNECT_MAX_MS: optionalPositiveInt.default(30_000),
+  /** Followed events larger than this are stored as a placeholder that says so. */
+  STORED_EVENT_MAX_BYTES: optionalPositiveInt.default(1024 * 1024),
   /** Process runtime: `bwrap` demands bubblewrap, `none` runs sandboxes unisolated. */
   PROCESS_SANDBOXING: z.enum(["auto", "bwrap", "none"]).default("auto"),
   ALLOW_UNISOLATED_MULTI_USER: flag,

@@ -62,6 +62,7 @@ async function main() {
       webhookConcurrencyPerUser: env.WEBHOOK_CONCURRENCY_PER_USER,
       followerReconnectBaseMs: env.FOLLOWER_RECONNECT_BASE_MS,
       followerReconnectMaxMs: env.FOLLOWER_RECONNECT_MAX_MS,
+      storedEventMaxBytes: env.STORED_EVENT_MAX_BYTES,
     },
   });
   process.stdout.write(

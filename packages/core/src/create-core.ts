@@ -38,6 +38,7 @@ export const defaultConfig: CoreConfig = {
   webhookDeniedTargets: [],
   followerReconnectBaseMs: 500,
   followerReconnectMaxMs: 30_000,
+  storedEventMaxBytes: 1024 * 1024,
 };
 
 export interface CreateCoreOptions {

@@ -53,6 +53,11 @@ export interface CoreConfig {
   /** Reconnect n of an event follower waits about base * 2^(n-1) (with jitter), at most max. */
   followerReconnectBaseMs: number;
   followerReconnectMaxMs: number;
+  /**
+   * A followed event whose JSON is larger is stored (and delivered to webhooks) as a placeholder
+   * that says so; the whole event stays on the agent server.
+   */
+  storedEventMaxBytes: number;
 }
 
 export interface WebhookTarget {

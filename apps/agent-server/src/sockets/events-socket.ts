@@ -9,6 +9,7 @@ import { type AgentServerContext, markActive } from "../context";
 import { AppError } from "../errors";
 import { sendMessage } from "../events/send-message";
 import { toIssues } from "../http/validate";
+import { eventFrame } from "./frame-cap";
 import { fullStateEvent, pastEvents, type ResendRequest } from "./resend";
 
 export const CLOSE_UNAUTHORIZED = 4001;
@@ -66,7 +67,7 @@ function start(ws: WebSocket, ctx: AgentServerContext, request: SocketRequest): 
       ws.close(CLOSE_TRY_AGAIN_LATER, "Client too slow");
       return;
     }
-    ws.send(JSON.stringify(event));
+    ws.send(eventFrame(event));
   };
   // Snapshot and subscription happen in one synchronous step: no event is missed or doubled.
   send(fullStateEvent(conversation));

@@ -11,7 +11,10 @@ import { timestampMicros } from "./timestamps";
 /** The agent server closes with this when the conversation does not exist (any more). */
 const CLOSE_NOT_FOUND = 4004;
 const HANDSHAKE_TIMEOUT_MS = 10_000;
+/** Above the agent server's own frame cap (16 MiB), which sends bigger events as placeholders. */
 const MAX_FRAME_BYTES = 25 * 1024 * 1024;
+/** ws closes with this when a frame is over `maxPayload`. */
+const CLOSE_TOO_BIG = 1009;
 
 /**
  * Follows one conversation over its agent server's `/sockets/events/{id}` and records every event.
@@ -107,6 +110,12 @@ export class ConversationFollower {
     socket.on("close", (code) => {
       if (this.socket !== socket) return;
       this.socket = null;
+      if (code === CLOSE_TOO_BIG) {
+        deps.log.warn(
+          { conversationId: conversation.id, maxFrameBytes: MAX_FRAME_BYTES },
+          "the agent server sent an event frame over the limit",
+        );
+      }
       if (code === CLOSE_NOT_FOUND) this.end("conversation unknown to its agent server");
       else this.scheduleReconnect();
     });
@@ -125,7 +134,8 @@ export class ConversationFollower {
   }
 
   private onFrame(socket: WebSocket, conversation: ConversationRow, data: WebSocket.RawData): void {
-    const frame = parseFrame(data);
+    const bytes = frameBytes(data);
+    const frame = parseFrame(bytes);
     const parsed = IncomingEvent.safeParse(frame);
     if (!parsed.success) {
       const { kind, code } = (frame ?? {}) as { kind?: unknown; code?: unknown };
@@ -136,7 +146,7 @@ export class ConversationFollower {
       );
       return;
     }
-    const event = parsed.data;
+    const event = withinStoredSize(parsed.data, bytes.length, this.deps.config.storedEventMaxBytes);
     try {
       if (event.kind === "ConversationStateUpdateEvent" && event.key === "full_state") {
         // Always the first frame: the connection works. Not part of the event log.
@@ -190,11 +200,35 @@ export class ConversationFollower {
   }
 }
 
-function parseFrame(data: WebSocket.RawData): unknown {
+function frameBytes(data: WebSocket.RawData): Buffer {
+  return Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+}
+
+function parseFrame(bytes: Buffer): unknown {
   try {
-    const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
     return JSON.parse(bytes.toString("utf8"));
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The event as stored: itself, or — over `maxBytes` — a placeholder with its identity that says
+ * it was cut, so one huge event neither bloats the store and every webhook nor stops the follower.
+ */
+export function withinStoredSize(
+  event: IncomingEvent,
+  size: number,
+  maxBytes: number,
+): IncomingEvent {
+  if (size <= maxBytes) return event;
+  return {
+    id: event.id,
+    timestamp: event.timestamp,
+    kind: event.kind,
+    source: event.source,
+    truncated: true,
+    original_size_bytes: size,
+    detail: `The event is larger than ${maxBytes} bytes and was not stored whole; read it from the agent server's events API`,
+  };
 }
