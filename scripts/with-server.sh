@@ -16,11 +16,14 @@ out="$data/server.out"
 SANDBOX_RUNTIME=process PORT=0 DATA_DIR="$data" LOG_LEVEL=warn node apps/server/dist/server.js >"$out" 2>&1 &
 pid=$!
 cleanup() {
+  local status=$?
+  set +e
   # Sandboxes left by the command go with the server's data (the runtime deletes them on delete;
   # this is the safety net): stop the server, then every agent server under this DATA_DIR.
   kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true
   local marked
-  marked=$(grep -l "SANDBOX_DIR=$data/" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3 | tr '\n' ' ')
+  # grep answers 2 for the /proc entries that vanish while it reads: not a failure here.
+  marked=$( (grep -l "SANDBOX_DIR=$data/" /proc/[0-9]*/environ 2>/dev/null || true) | cut -d/ -f3 | tr '\n' ' ')
   if [ -n "$marked" ]; then
     # A bubblewrapped sandbox is the marked bwrap and everything below it.
     ps -eo pid=,ppid= | awk -v roots="$marked" '
@@ -30,6 +33,7 @@ cleanup() {
             for (p in keep) print p }' | xargs -r kill -9 2>/dev/null || true
   fi
   rm -rf "$data"
+  exit "$status"
 }
 trap cleanup EXIT
 
