@@ -195,8 +195,12 @@ export async function startTestServer(
       server = await boot();
     },
     async close() {
-      for (const sandbox of await runtime.list()) await runtime.delete(sandbox.sandboxId);
+      // The server first: once it is closed no request, start or refill can add a sandbox, so
+      // the sweep below sees every one (deleting first raced creates still under way).
       await server.close();
+      const sweeper = await createRuntime(kind, dataDir, options.sandboxing);
+      for (const sandbox of await sweeper.list()) await sweeper.delete(sandbox.sandboxId);
+      await sweeper.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
