@@ -195,13 +195,16 @@ export async function startTestServer(
       server = await boot();
     },
     async close() {
-      // The server first: once it is closed no request, start or refill can add a sandbox, so
-      // the sweep below sees every one (deleting first raced creates still under way).
+      // Through the server's own runtime first: its per-sandbox lock orders each delete after a
+      // start still under way.
+      for (const sandbox of await runtime.list()) await runtime.delete(sandbox.sandboxId);
       await server.close();
+      // Then once more with the server closed: a create that was still in flight when the first
+      // sweep listed may have added a sandbox since (CI found a container left behind).
       const sweeper = await createRuntime(kind, dataDir, options.sandboxing);
       for (const sandbox of await sweeper.list()) await sweeper.delete(sandbox.sandboxId);
       await sweeper.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
     },
   };
   return t;
