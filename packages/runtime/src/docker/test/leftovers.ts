@@ -23,10 +23,16 @@ const TEST_INSTANCE = /^(runtime-)?test-/;
  * runtime whose idle network went away creates it again).
  */
 export async function removeLeftovers(docker: Dockerode, testRun: string): Promise<void> {
-  const containers = await docker.listContainers({
+  const ofThisRun = await docker.listContainers({
     all: true,
     filters: { label: [`${TEST_RUN_LABEL}=${testRun}`] },
   });
+  // Also sandboxes of test control planes (their instance label, not the run's): a create still
+  // in flight when a test server closed can leave one that no sweep of that server saw.
+  const ofTestServers = (
+    await docker.listContainers({ all: true, filters: { label: [MANAGED_LABEL] } })
+  ).filter((summary) => TEST_INSTANCE.test(summary.Labels?.[MANAGED_LABEL] ?? ""));
+  const containers = [...ofThisRun, ...ofTestServers];
   await Promise.all(
     containers.map((summary) =>
       docker
