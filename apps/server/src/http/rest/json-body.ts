@@ -1,8 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import { AppError, MAX_INPUT_DEPTH, nestsDeeperThan } from "@sandbox-server/core";
-
-/** No real payload nests this deep; validators and JSON.stringify recurse and overflow far deeper. */
-export const MAX_JSON_DEPTH = MAX_INPUT_DEPTH;
+import { AppError } from "@sandbox-server/core";
 
 /** The client went away before its body arrived: nobody is left to answer. */
 export class ClientGoneError extends Error {
@@ -69,8 +66,9 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * Parses a JSON body once, with JSON.parse (which keeps a `__proto__` key as an own property, so
- * the input schemas can refuse it). It must be a JSON object of sane depth: a procedure's input is
- * that object plus the path parameters, so `true`, `5` or `[...]` must not pass as `{}`.
+ * the input schemas can refuse it). It must be a JSON object: a procedure's input is that object
+ * plus the path parameters, so `true`, `5` or `[...]` must not pass as `{}`. Its depth is checked
+ * once, for both surfaces, by the procedures' first middleware (`boundedInput` in core's trpc.ts).
  */
 export function parseJsonObject(bytes: Buffer): Record<string, unknown> {
   let value: unknown;
@@ -82,11 +80,6 @@ export function parseJsonObject(bytes: Buffer): Record<string, unknown> {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new AppError("VALIDATION_FAILED", "The request body must be a JSON object", {
       issues: [{ path: [], message: "Expected a JSON object" }],
-    });
-  }
-  if (nestsDeeperThan(value, MAX_JSON_DEPTH)) {
-    throw new AppError("VALIDATION_FAILED", "The request body is nested too deeply", {
-      issues: [{ path: [], message: `Nested deeper than ${MAX_JSON_DEPTH} levels` }],
     });
   }
   return value as Record<string, unknown>;
