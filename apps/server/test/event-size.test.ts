@@ -51,17 +51,25 @@ describe("an event over the stored-size cap", () => {
     expect(JSON.stringify(small?.observation)).toContain("small");
 
     // About 200 KB of output (30 000 characters kept by the agent): its observation and the agent's reply are over the cap.
-    const big = "head -c 200000 /dev/zero | tr '\\\\0' x";
+    const big = "head -c 200000 /dev/zero | tr '\\0' x";
     await t.api("POST", `/api/v1/app-conversations/${id}/send-message`, { body: run(big) });
     await t.api("POST", `/api/v1/app-conversations/${id}/send-message`, {
       body: run("echo after-the-big-one"),
     });
     await expect
       .poll(
-        async () =>
-          (await storedEvents(id)).some((e) =>
-            JSON.stringify(e.llm_message ?? e.observation ?? "").includes("after-the-big-one"),
-          ),
+        async () => {
+          // The command's observation, not the user's message (stored before the big one ends).
+          const events = await storedEvents(id);
+          return (
+            events.some((e) => e.truncated) &&
+            events.some(
+              (e) =>
+                e.kind === "ObservationEvent" &&
+                JSON.stringify(e.observation ?? "").includes("after-the-big-one"),
+            )
+          );
+        },
         { timeout: 30_000 },
       )
       .toBe(true);
