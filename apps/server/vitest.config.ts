@@ -6,6 +6,9 @@ import { defineConfig } from "vitest/config";
 const dockerAnswers =
   spawnSync("docker", ["info"], { stdio: "ignore", timeout: 5000 }).status === 0;
 const withDocker = dockerAnswers || process.env.CI === "true";
+// The store-facing suites run on PostgreSQL too: given TEST_DATABASE_URL, or always in CI, where the
+// db package's globalSetup starts a throwaway cluster (and fails without one).
+const withPostgres = Boolean(process.env.TEST_DATABASE_URL) || process.env.CI === "true";
 
 const shared = {
   testTimeout: 90_000,
@@ -46,6 +49,33 @@ export default defineConfig({
                 ],
                 env: { TEST_RUNTIME: "docker" },
                 globalSetup: ["../../packages/runtime/src/docker/test/global-setup.ts"],
+              },
+            },
+          ]
+        : []),
+      ...(withPostgres
+        ? [
+            {
+              test: {
+                ...shared,
+                name: "postgres",
+                // Every suite whose subject is what the control plane stores (not the HTTP layer,
+                // not the runtime, not the SQLite file's bytes), on the process runtime.
+                include: [
+                  "test/sandboxes.test.ts",
+                  "test/conversations.test.ts",
+                  "test/events.test.ts",
+                  "test/webhooks.test.ts",
+                  "test/webhook-destinations.test.ts",
+                  "test/users.test.ts",
+                  "test/idempotency.test.ts",
+                  "test/restart.test.ts",
+                  "test/wait-for.test.ts",
+                  "test/warm-pool.test.ts",
+                  "test/openhands-sandboxes.test.ts",
+                ],
+                env: { TEST_RUNTIME: "process", TEST_STORE: "postgres" },
+                globalSetup: ["../../packages/db/test/postgres-setup.ts"],
               },
             },
           ]

@@ -158,7 +158,8 @@ describe("following across pause, restart and deletion", () => {
   it("stops while paused and resumes after, without gaps or duplicates", async () => {
     const conv = await createConversation();
     const follower = () => t.server.core.follower;
-    expect(follower().isFollowing(conv.id)).toBe(true);
+    // Following starts in the background once the conversation exists (on PostgreSQL a read later).
+    await expect.poll(() => follower().isFollowing(conv.id)).toBe(true);
     // A command that is still running when the sandbox pauses: its output lands after resume.
     await t.api("POST", `/api/v1/app-conversations/${conv.id}/send-message`, {
       key: alice,
@@ -180,7 +181,7 @@ describe("following across pause, restart and deletion", () => {
       key: alice,
     });
     expect(resumed.body.status).toBe("RUNNING");
-    expect(follower().isFollowing(conv.id)).toBe(true);
+    await expect.poll(() => follower().isFollowing(conv.id)).toBe(true);
     await waitForExecution(conv.conversation_url, conv.session_api_key);
     await t.api("POST", `/api/v1/app-conversations/${conv.id}/send-message`, {
       key: alice,

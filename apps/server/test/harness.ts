@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -13,7 +14,9 @@ import {
   ProcessRuntime,
   type SandboxRuntime,
 } from "@sandbox-server/runtime";
+import pg from "pg";
 import pino from "pino";
+import { inject } from "vitest";
 import { type RunningServer, startServer } from "../src/server";
 
 export const ADMIN_KEY = "ssk_test_admin_key_0123456789";
@@ -44,6 +47,8 @@ export interface TestServer {
     key?: string,
     timeoutMs?: number,
   ) => Promise<ApiResponse>;
+  /** Runs a query on the store's database over a connection of its own (what is really stored). */
+  rawQuery: (sql: string) => Promise<Record<string, unknown>[]>;
   /** Restarts the control plane over the same data directory (sandboxes keep running). */
   restart: () => Promise<void>;
   close: () => Promise<void>;
@@ -60,6 +65,37 @@ export interface ApiResponse {
   status: number;
   // biome-ignore lint/suspicious/noExplicitAny: test responses are inspected structurally
   body: any;
+}
+
+/**
+ * The store the current vitest project runs the suite on (see vitest.config.ts): the SQLite file
+ * in the data directory, or a fresh database on the PostgreSQL the `postgres` project provides.
+ */
+export function testStore(): "sqlite" | "postgres" {
+  return process.env.TEST_STORE === "postgres" ? "postgres" : "sqlite";
+}
+
+/** A new, empty database beside the provided one, and a way to drop it. */
+async function freshPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const base = inject("testDatabaseUrl");
+  if (!base) throw new Error("the postgres project runs without a PostgreSQL (TEST_DATABASE_URL)");
+  const name = `server_test_${randomBytes(6).toString("hex")}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: base });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+  };
 }
 
 /** The runtime the current vitest project runs the suite on (see vitest.config.ts). */
@@ -115,9 +151,11 @@ export async function startTestServer(
     ...options.config,
   };
   let runtime = await createRuntime(kind, dataDir, options.sandboxing);
+  const database = testStore() === "postgres" ? await freshPostgresDatabase() : null;
   const boot = () =>
     startServer({
       dataDir,
+      databaseUrl: database?.url,
       runtime,
       log,
       adminApiKey: ADMIN_KEY,
@@ -189,6 +227,24 @@ export async function startTestServer(
       }
       throw new Error(`sandbox ${id} did not reach ${status}; last: ${JSON.stringify(last?.body)}`);
     },
+    async rawQuery(sql) {
+      if (database) {
+        const client = new pg.Client({ connectionString: database.url });
+        await client.connect();
+        try {
+          return (await client.query(sql)).rows;
+        } finally {
+          await client.end();
+        }
+      }
+      const { default: Database } = await import("better-sqlite3");
+      const raw = new Database(path.join(dataDir, "sandbox-server.db"), { readonly: true });
+      try {
+        return raw.prepare(sql).all() as Record<string, unknown>[];
+      } finally {
+        raw.close();
+      }
+    },
     async restart() {
       await server.close();
       runtime = await createRuntime(kind, dataDir, options.sandboxing);
@@ -204,6 +260,7 @@ export async function startTestServer(
       const sweeper = await createRuntime(kind, dataDir, options.sandboxing);
       for (const sandbox of await sweeper.list()) await sweeper.delete(sandbox.sandboxId);
       await sweeper.close();
+      await database?.drop();
       rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
     },
   };

@@ -141,14 +141,12 @@ describe("Idempotency-Key on creates", () => {
     const me = (await rest("GET", "/users/me")).body;
     const record = await t.server.core.deps.repos.idempotencyKeys.get(me.id, "key-1");
     expect(record?.responseBody).toContain(first.body.api_key);
-    const { default: Database } = await import("better-sqlite3");
-    const raw = new Database(`${t.dataDir}/sandbox-server.db`, { readonly: true });
-    const stored = raw
-      .prepare("SELECT response_body FROM idempotency_keys WHERE key = 'key-1'")
-      .get() as { response_body: string };
-    raw.close();
-    expect(stored.response_body.startsWith("enc:v1:")).toBe(true);
-    expect(stored.response_body).not.toContain(first.body.api_key);
+    const [stored] = await t.rawQuery(
+      "SELECT response_body FROM idempotency_keys WHERE key = 'key-1'",
+    );
+    const body = String(stored?.response_body);
+    expect(body.startsWith("enc:v1:")).toBe(true);
+    expect(body).not.toContain(first.body.api_key);
   });
 
   it("works the same over tRPC, and across both surfaces", async () => {
