@@ -67,6 +67,13 @@ export interface ApiResponse {
   body: any;
 }
 
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** Given by packages/db/test/postgres-setup.ts (the postgres project's globalSetup). */
+    testDatabaseUrl: string;
+  }
+}
+
 /**
  * The store the current vitest project runs the suite on (see vitest.config.ts): the SQLite file
  * in the data directory, or a fresh database on the PostgreSQL the `postgres` project provides.
