@@ -219,6 +219,12 @@ export const webhookDeliveries = sqliteTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     completedAt: integer("completed_at"),
+    /**
+     * The replica sending it right now and until when (a claim, so that two delivery workers
+     * never send a row at once); null when nobody is. An expired claim is free again.
+     */
+    claimedBy: text("claimed_by"),
+    claimedUntil: integer("claimed_until"),
   },
   (t) => [
     uniqueIndex("webhook_deliveries_id_idx").on(t.id),
@@ -255,3 +261,16 @@ export const idempotencyKeys = sqliteTable(
     index("idempotency_keys_created_idx").on(t.createdAt),
   ],
 );
+
+/**
+ * Leases: a name (a background duty such as `duties`, a replica's heartbeat `replica:<id>`, a
+ * sandbox's lifecycle lock `sandbox:<id>`) held by one control-plane replica (`holder`, a random id
+ * per process) until `expires_at`; the holder renews it before then, anyone may take it after.
+ */
+export const leases = sqliteTable("leases", {
+  name: text("name").primaryKey(),
+  holder: text("holder").notNull(),
+  /** When it was taken by this holder (renewals keep it). */
+  acquiredAt: integer("acquired_at").notNull(),
+  expiresAt: integer("expires_at").notNull(),
+});

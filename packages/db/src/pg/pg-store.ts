@@ -135,6 +135,7 @@ export async function createPostgresStore(
 
   return {
     ...createPgRepositories(outside, secrets),
+    shared: true,
     transaction,
     async close() {
       await pool.end();

@@ -21,4 +21,5 @@ export type RowTypesMatch = [
   Check<Same<Row<typeof pg.webhooks>, Row<typeof sqlite.webhooks>>>,
   Check<Same<Row<typeof pg.webhookDeliveries>, Row<typeof sqlite.webhookDeliveries>>>,
   Check<Same<Row<typeof pg.idempotencyKeys>, Row<typeof sqlite.idempotencyKeys>>>,
+  Check<Same<Row<typeof pg.leases>, Row<typeof sqlite.leases>>>,
 ];

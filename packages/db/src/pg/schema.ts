@@ -204,6 +204,8 @@ export const webhookDeliveries = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     completedAt: millis("completed_at"),
+    claimedBy: text("claimed_by"),
+    claimedUntil: millis("claimed_until"),
   },
   (t) => [
     uniqueIndex("webhook_deliveries_id_idx").on(t.id),
@@ -232,3 +234,10 @@ export const idempotencyKeys = pgTable(
     index("idempotency_keys_created_idx").on(t.createdAt),
   ],
 );
+
+export const leases = pgTable("leases", {
+  name: text("name").primaryKey(),
+  holder: text("holder").notNull(),
+  acquiredAt: millis("acquired_at").notNull(),
+  expiresAt: millis("expires_at").notNull(),
+});

@@ -12,6 +12,7 @@ import type {
   DueDelivery,
   EventActivity,
   IdempotencyRecord,
+  LeaseRow,
   NewConversation,
   NewUser,
   NewWebhookDelivery,
@@ -163,6 +164,14 @@ export interface WebhookDeliveryRepository {
   nextDueAt(now: number): Promise<number | null>;
   /** How many deliveries are pending (due or waiting for a retry), for the queue-depth gauge. */
   countPending(): Promise<number>;
+  /**
+   * Claims pending deliveries for `holder` until `until`: answers the seqs it got, leaving out rows
+   * that are no longer pending or that another holder's unexpired claim covers. PostgreSQL skips
+   * rows another transaction has locked (`FOR UPDATE SKIP LOCKED`), so of two workers claiming the
+   * same row at once exactly one gets it. `dueHeads` and `nextDueAt` pass over claimed rows until
+   * their claim expires; an `update` that records an outcome clears the claim.
+   */
+  claim(seqs: number[], holder: string, now: number, until: number): Promise<number[]>;
   update(seq: number, patch: WebhookDeliveryPatch): Promise<void>;
   /** A webhook's deliveries, newest first. */
   search(filter: DeliveryFilter, page: PageRequest): Promise<Page<WebhookDeliveryRow>>;
@@ -183,6 +192,24 @@ export interface IdempotencyKeyRepository {
   removeCreatedBefore(before: number): Promise<number>;
 }
 
+/**
+ * Leases held by control-plane replicas (see `LeaseRow`). Times are the database's clock where
+ * it has one (PostgreSQL), so the replicas' clocks need not agree.
+ */
+export interface LeaseRepository {
+  /**
+   * Takes the lease for `holder` until `ttlMs` from now when it is free, expired or already
+   * `holder`'s (a renewal); true when `holder` holds it after the call.
+   */
+  acquire(name: string, holder: string, ttlMs: number): Promise<boolean>;
+  /** Gives the lease up, if `holder` holds it (anyone may take it at once). */
+  release(name: string, holder: string): Promise<void>;
+  /** The lease as stored (expired or not). */
+  get(name: string): Promise<LeaseRow | undefined>;
+  /** Unexpired leases whose name starts with `prefix`, by name. */
+  listLive(prefix: string): Promise<LeaseRow[]>;
+}
+
 /** Every repository of the store: what `Store` offers outside a transaction and `tx` inside one. */
 export interface Repositories {
   users: UserRepository;
@@ -194,4 +221,5 @@ export interface Repositories {
   webhooks: WebhookRepository;
   webhookDeliveries: WebhookDeliveryRepository;
   idempotencyKeys: IdempotencyKeyRepository;
+  leases: LeaseRepository;
 }

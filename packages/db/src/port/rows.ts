@@ -31,6 +31,7 @@ export type WebhookRow = typeof schema.webhooks.$inferSelect;
 export type WebhookDeliveryRow = typeof schema.webhookDeliveries.$inferSelect;
 /** An `Idempotency-Key` record; `responseBody` is plain JSON text here (the store seals it). */
 export type IdempotencyRecord = typeof schema.idempotencyKeys.$inferSelect;
+export type LeaseRow = typeof schema.leases.$inferSelect;
 
 export type SandboxPatch = Partial<Omit<SandboxRow, "id" | "ownerId" | "createdAt">>;
 
@@ -48,12 +49,19 @@ export type StartTaskPatch = Partial<
   Pick<StartTaskRow, "status" | "detail" | "appConversationId" | "sandboxId" | "agentServerUrl">
 > & { updatedAt: number };
 
-export type NewWebhookDelivery = Omit<WebhookDeliveryRow, "seq">;
+export type NewWebhookDelivery = Omit<WebhookDeliveryRow, "seq" | "claimedBy" | "claimedUntil">;
 
 export type WebhookDeliveryPatch = Partial<
   Pick<
     WebhookDeliveryRow,
-    "status" | "attempts" | "nextAttemptAt" | "lastStatusCode" | "lastError" | "completedAt"
+    | "status"
+    | "attempts"
+    | "nextAttemptAt"
+    | "lastStatusCode"
+    | "lastError"
+    | "completedAt"
+    | "claimedBy"
+    | "claimedUntil"
   >
 > & { updatedAt: number };
 

@@ -10,6 +10,12 @@ import type { Repositories } from "./repositories";
  */
 export interface Store extends Repositories {
   /**
+   * Whether other processes (replicas of the control plane) may use this store at the same time:
+   * true for PostgreSQL, false for the SQLite file. Over a shared store the control plane runs its
+   * background duties under a lease (`leases`) and serialises a sandbox's moves across replicas.
+   */
+  readonly shared: boolean;
+  /**
    * Runs `work` in one transaction: committed when its promise resolves, rolled back when it
    * rejects. `tx` holds the same repositories, bound to the transaction; use only `tx` inside
    * `work` (the store itself waits for the transaction to end, so awaiting it from `work` never

@@ -118,6 +118,8 @@ export function bindRepositories({ read, write }: Executor, secrets: SecretRows)
       dueHeads: (query) => read((r) => r.webhookDeliveries.dueHeads(query)),
       nextDueAt: (now) => read((r) => r.webhookDeliveries.nextDueAt(now)),
       countPending: () => read((r) => r.webhookDeliveries.countPending()),
+      claim: (seqs, holder, now, until) =>
+        write((r) => r.webhookDeliveries.claim(seqs, holder, now, until)),
       update: (seq, patch) => write((r) => r.webhookDeliveries.update(seq, patch)),
       search: (filter, page) => read((r) => r.webhookDeliveries.search(filter, page)),
     },
@@ -137,6 +139,12 @@ export function bindRepositories({ read, write }: Executor, secrets: SecretRows)
         ),
       remove: (id) => write((r) => r.idempotencyKeys.remove(id)),
       removeCreatedBefore: (before) => write((r) => r.idempotencyKeys.removeCreatedBefore(before)),
+    },
+    leases: {
+      acquire: (name, holder, ttlMs) => write((r) => r.leases.acquire(name, holder, ttlMs)),
+      release: (name, holder) => write((r) => r.leases.release(name, holder)),
+      get: (name) => read((r) => r.leases.get(name)),
+      listLive: (prefix) => read((r) => r.leases.listLive(prefix)),
     },
   };
 }

@@ -144,6 +144,7 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions): St
 
   return {
     ...bindRepositories(outside, secrets),
+    shared: false,
     transaction,
     async close() {
       await mutex.acquire();

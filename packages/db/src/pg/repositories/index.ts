@@ -4,6 +4,7 @@ import type { PgExecutor } from "../client";
 import { createConversationEventRepository } from "./conversation-events";
 import { createConversationRepository } from "./conversations";
 import { createIdempotencyKeyRepository } from "./idempotency-keys";
+import { createLeaseRepository } from "./leases";
 import { createSandboxSpecRepository } from "./sandbox-specs";
 import { createSandboxRepository } from "./sandboxes";
 import { createStartTaskRepository } from "./start-tasks";
@@ -26,5 +27,6 @@ export function createPgRepositories(exec: PgExecutor, secrets: SecretRows): Rep
     webhooks: createWebhookRepository(exec, secrets),
     webhookDeliveries: createWebhookDeliveryRepository(exec),
     idempotencyKeys: createIdempotencyKeyRepository(exec, secrets),
+    leases: createLeaseRepository(exec),
   };
 }

@@ -1,4 +1,4 @@
-import { and, count, eq, gt, inArray, min, type SQL, sql } from "drizzle-orm";
+import { and, count, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { keyset, toPage } from "../../paging";
 import type { WebhookDeliveryRepository } from "../../port/repositories";
 import type { DueDelivery } from "../../port/rows";
@@ -40,6 +40,7 @@ export function createWebhookDeliveryRepository({ run }: PgExecutor) {
             join ${d} dl on dl.seq = h.seq
             join ${webhooks} w on w.id = dl.webhook_id
             where dl.next_attempt_at <= ${query.now}
+              and (dl.claimed_until is null or dl.claimed_until <= ${query.now})
               ${notIn(sql`dl.seq`, query.excludeSeqs)}
               ${notIn(sql`w.owner_id`, query.excludeOwners)}
           ), ranked as (
@@ -70,27 +71,54 @@ export function createWebhookDeliveryRepository({ run }: PgExecutor) {
           return row ? [{ ...row, ownerId: p.ownerId }] : [];
         });
       }),
+    /** A head waits for its retry time and for another holder's claim to expire. */
     nextDueAt: (now) =>
       run(async (db) => {
-        const heads = db
-          .select({ seq: min(d.seq) })
-          .from(d)
-          .where(eq(d.status, "pending"))
-          .groupBy(d.webhookId, d.stream);
-        const [next] = await db
-          .select({ at: min(d.nextAttemptAt) })
-          .from(d)
-          .where(and(inArray(d.seq, heads), gt(d.nextAttemptAt, now)));
-        return next?.at ?? null;
+        const next = await db.execute<{ at: string | null }>(sql`
+          with heads as (
+            select min(seq) as seq from ${d}
+            where status = 'pending' group by webhook_id, stream
+          )
+          select min(greatest(dl.next_attempt_at, coalesce(dl.claimed_until, 0))) as at
+          from heads h join ${d} dl on dl.seq = h.seq
+          where greatest(dl.next_attempt_at, coalesce(dl.claimed_until, 0)) > ${now}`);
+        const at = next.rows[0]?.at;
+        return at === null || at === undefined ? null : Number(at);
       }),
     countPending: () =>
       run(async (db) => {
         const [row] = await db.select({ n: count() }).from(d).where(eq(d.status, "pending"));
         return row?.n ?? 0;
       }),
+    /**
+     * `FOR UPDATE SKIP LOCKED`: a row another worker is claiming right now is left to it rather
+     * than waited for; one it claimed before (unexpired) is left out by the condition.
+     */
+    claim: (seqs, holder, now, until) =>
+      run(async (db) => {
+        if (seqs.length === 0) return [];
+        const claimed = await db.execute<{ seq: string }>(sql`
+          update ${d} set claimed_by = ${holder}, claimed_until = ${until}
+          where seq in (
+            select seq from ${d}
+            where seq in (${sql.join(
+              seqs.map((seq) => sql`${seq}`),
+              sql`, `,
+            )})
+              and status = 'pending'
+              and (claimed_until is null or claimed_until <= ${now})
+            for update skip locked
+          )
+          returning seq`);
+        return claimed.rows.map((row) => Number(row.seq));
+      }),
+    /** Records an attempt's outcome; the claim ends with it. */
     update: (seq, patch) =>
       run(async (db) => {
-        await db.update(d).set(patch).where(eq(d.seq, seq));
+        await db
+          .update(d)
+          .set({ claimedBy: null, claimedUntil: null, ...patch })
+          .where(eq(d.seq, seq));
       }),
     search: (filter, page) =>
       run(async (db) => {

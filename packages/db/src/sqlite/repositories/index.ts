@@ -2,6 +2,7 @@ import type { Db } from "../client";
 import { createConversationEventRepository } from "./conversation-events";
 import { createConversationRepository } from "./conversations";
 import { createIdempotencyKeyRepository } from "./idempotency-keys";
+import { createLeaseRepository } from "./leases";
 import { createSandboxSpecRepository } from "./sandbox-specs";
 import { createSandboxRepository } from "./sandboxes";
 import { createStartTaskRepository } from "./start-tasks";
@@ -24,6 +25,7 @@ export function createSyncRepositories(db: Db) {
     webhooks: createWebhookRepository(db),
     webhookDeliveries: createWebhookDeliveryRepository(db),
     idempotencyKeys: createIdempotencyKeyRepository(db),
+    leases: createLeaseRepository(db),
   };
 }
 export type SyncRepositories = ReturnType<typeof createSyncRepositories>;

@@ -1,4 +1,4 @@
-import { and, count, eq, gt, inArray, min, type SQL, sql } from "drizzle-orm";
+import { and, count, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { Page, PageRequest } from "../../paging";
 import type {
   DeliveryFilter,
@@ -44,6 +44,7 @@ export function createWebhookDeliveryRepository(db: Db) {
           join webhook_deliveries d on d.seq = h.seq
           join webhooks w on w.id = d.webhook_id
           where d.next_attempt_at <= ${query.now}
+            and (d.claimed_until is null or d.claimed_until <= ${query.now})
             ${notIn(sql`d.seq`, query.excludeSeqs)}
             ${notIn(sql`w.owner_id`, query.excludeOwners)}
         ), ranked as (
@@ -73,24 +74,43 @@ export function createWebhookDeliveryRepository(db: Db) {
         return row ? [{ ...row, ownerId: p.owner_id }] : [];
       });
     },
+    /** A head waits for its retry time and for another holder's claim to expire. */
     nextDueAt(now: number): number | null {
-      const heads = db
-        .select({ seq: min(d.seq) })
-        .from(d)
-        .where(eq(d.status, "pending"))
-        .groupBy(d.webhookId, d.stream);
-      const next = db
-        .select({ at: min(d.nextAttemptAt) })
-        .from(d)
-        .where(and(inArray(d.seq, heads), gt(d.nextAttemptAt, now)))
-        .get();
+      const next = db.get<{ at: number | null }>(sql`
+        with heads as (
+          select min(seq) as seq from webhook_deliveries
+          where status = 'pending' group by webhook_id, stream
+        )
+        select min(max(d.next_attempt_at, coalesce(d.claimed_until, 0))) as at
+        from heads h join webhook_deliveries d on d.seq = h.seq
+        where max(d.next_attempt_at, coalesce(d.claimed_until, 0)) > ${now}`);
       return next?.at ?? null;
     },
     countPending(): number {
       return db.select({ n: count() }).from(d).where(eq(d.status, "pending")).get()?.n ?? 0;
     },
+    claim(seqs: number[], holder: string, now: number, until: number): number[] {
+      if (seqs.length === 0) return [];
+      return db
+        .update(d)
+        .set({ claimedBy: holder, claimedUntil: until })
+        .where(
+          and(
+            inArray(d.seq, seqs),
+            eq(d.status, "pending"),
+            sql`(${d.claimedUntil} is null or ${d.claimedUntil} <= ${now})`,
+          ),
+        )
+        .returning({ seq: d.seq })
+        .all()
+        .map((row) => row.seq);
+    },
+    /** Records an attempt's outcome; the claim ends with it. */
     update(seq: number, patch: WebhookDeliveryPatch): void {
-      db.update(d).set(patch).where(eq(d.seq, seq)).run();
+      db.update(d)
+        .set({ claimedBy: null, claimedUntil: null, ...patch })
+        .where(eq(d.seq, seq))
+        .run();
     },
     /** A webhook's deliveries, newest first. */
     search(filter: DeliveryFilter, page: PageRequest): Page<WebhookDeliveryRow> {

@@ -1,0 +1,163 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type OpenedStore, storeAdapters } from "../../test/stores";
+import type { NewWebhookDelivery } from "../port/rows";
+import type { Store } from "../port/store";
+
+/** The same contract for every adapter of the store port. */
+describe.each(storeAdapters())("$name store: leases and delivery claims", (adapter) => {
+  let opened: OpenedStore;
+  let store: Store;
+
+  beforeEach(async () => {
+    opened = await adapter.open();
+    store = opened.store;
+  });
+  afterEach(() => adapter.cleanup());
+
+  it("says whether the store is shared with other processes", () => {
+    expect(store.shared).toBe(adapter.name === "postgres");
+  });
+
+  describe("leases", () => {
+    it("is held by one holder until released; the holder renews it", async () => {
+      expect(await store.leases.acquire("duties", "rpl_a", 60_000)).toBe(true);
+      const first = await store.leases.get("duties");
+      expect(first).toMatchObject({ name: "duties", holder: "rpl_a" });
+      // Another holder is refused while it is live.
+      expect(await store.leases.acquire("duties", "rpl_b", 60_000)).toBe(false);
+      expect((await store.leases.get("duties"))?.holder).toBe("rpl_a");
+      // A renewal moves the expiry on and keeps when it was taken.
+      await sleep(5);
+      expect(await store.leases.acquire("duties", "rpl_a", 60_000)).toBe(true);
+      const renewed = await store.leases.get("duties");
+      expect(renewed?.acquiredAt).toBe(first?.acquiredAt);
+      expect(renewed?.expiresAt).toBeGreaterThan(first?.expiresAt ?? Number.POSITIVE_INFINITY);
+      // Releasing by someone else does nothing; by the holder frees it at once.
+      await store.leases.release("duties", "rpl_b");
+      expect(await store.leases.acquire("duties", "rpl_b", 60_000)).toBe(false);
+      await store.leases.release("duties", "rpl_a");
+      expect(await store.leases.get("duties")).toBeUndefined();
+      expect(await store.leases.acquire("duties", "rpl_b", 60_000)).toBe(true);
+      expect((await store.leases.get("duties"))?.holder).toBe("rpl_b");
+    });
+
+    it("passes to another holder once it expired", async () => {
+      expect(await store.leases.acquire("duties", "rpl_a", 1)).toBe(true);
+      // Positive control: live, the other holder is refused.
+      expect(await store.leases.acquire("other", "rpl_a", 60_000)).toBe(true);
+      expect(await store.leases.acquire("other", "rpl_b", 60_000)).toBe(false);
+      await sleep(20);
+      expect(await store.leases.acquire("duties", "rpl_b", 60_000)).toBe(true);
+      const taken = await store.leases.get("duties");
+      expect(taken?.holder).toBe("rpl_b");
+      // The old holder's renewal now fails: it lost the lease.
+      expect(await store.leases.acquire("duties", "rpl_a", 60_000)).toBe(false);
+    });
+
+    it("gives a contested lease to exactly one of many concurrent holders", async () => {
+      const holders = Array.from({ length: 12 }, (_, i) => `rpl_${i}`);
+      const won = await Promise.all(holders.map((h) => store.leases.acquire("duties", h, 60_000)));
+      expect(won.filter(Boolean)).toHaveLength(1);
+      const winner = holders[won.indexOf(true)];
+      expect((await store.leases.get("duties"))?.holder).toBe(winner);
+    });
+
+    it("lists the live leases of a prefix", async () => {
+      await store.leases.acquire("replica:rpl_b", "rpl_b", 60_000);
+      await store.leases.acquire("replica:rpl_a", "rpl_a", 60_000);
+      await store.leases.acquire("replica:rpl_gone", "rpl_gone", 1);
+      await store.leases.acquire("duties", "rpl_a", 60_000);
+      await sleep(20);
+      const live = await store.leases.listLive("replica:");
+      expect(live.map((l) => l.holder)).toEqual(["rpl_a", "rpl_b"]);
+    });
+  });
+
+  describe("webhook delivery claims", () => {
+    beforeEach(async () => {
+      await store.users.insert({ id: "usr_a", name: "a", isAdmin: false, createdAt: 1 });
+      await store.webhooks.insert({
+        id: "wh_1",
+        ownerId: "usr_a",
+        url: "http://127.0.0.1:1/hook",
+        events: null,
+        conversationId: null,
+        secret: "s",
+        createdAt: 1,
+      });
+    });
+
+    function delivery(id: string, stream: string): NewWebhookDelivery {
+      return {
+        id,
+        webhookId: "wh_1",
+        stream,
+        eventId: `evt_${id}`,
+        eventKind: "MessageEvent",
+        payload: "{}",
+        status: "pending",
+        attempts: 0,
+        nextAttemptAt: 0,
+        lastStatusCode: null,
+        lastError: null,
+        createdAt: 1,
+        updatedAt: 1,
+        completedAt: null,
+      };
+    }
+    const due = (now: number) =>
+      store.webhookDeliveries.dueHeads({
+        now,
+        limit: 50,
+        perOwner: 50,
+        excludeSeqs: [],
+        excludeOwners: [],
+      });
+
+    it("hands a row to one holder until its claim expires or its outcome is stored", async () => {
+      await store.webhookDeliveries.insert(delivery("d1", "s1"));
+      await store.webhookDeliveries.insert(delivery("d2", "s2"));
+      const [d1, d2] = await due(10);
+      if (!d1 || !d2) throw new Error("both deliveries should be due");
+      expect(await store.webhookDeliveries.claim([d1.seq, d2.seq], "rpl_a", 10, 100)).toEqual(
+        expect.arrayContaining([d1.seq, d2.seq]),
+      );
+      // Claimed rows are neither offered nor claimable by another holder before `until`.
+      expect(await due(50)).toEqual([]);
+      expect(await store.webhookDeliveries.claim([d1.seq], "rpl_b", 50, 150)).toEqual([]);
+      // The worker wakes when a claim ends.
+      expect(await store.webhookDeliveries.nextDueAt(50)).toBe(100);
+      // An outcome stored ends the claim (d1 succeeded; d2 stays claimed).
+      await store.webhookDeliveries.update(d1.seq, { status: "succeeded", updatedAt: 60 });
+      expect(await store.webhookDeliveries.claim([d1.seq], "rpl_b", 60, 160)).toEqual([]);
+      // Past `until` the row is free for another holder (its sender is gone).
+      expect((await due(100)).map((d) => d.id)).toEqual(["d2"]);
+      expect(await store.webhookDeliveries.claim([d2.seq], "rpl_b", 100, 200)).toEqual([d2.seq]);
+      expect(await store.webhookDeliveries.get("d2")).toMatchObject({
+        claimedBy: "rpl_b",
+        claimedUntil: 200,
+      });
+      // A retry scheduled by the holder clears the claim: due again at its retry time.
+      await store.webhookDeliveries.update(d2.seq, { nextAttemptAt: 120, updatedAt: 101 });
+      expect(await store.webhookDeliveries.get("d2")).toMatchObject({
+        claimedBy: null,
+        claimedUntil: null,
+      });
+      expect((await due(120)).map((d) => d.id)).toEqual(["d2"]);
+    });
+
+    it("gives each row to exactly one of several concurrent claimers", async () => {
+      for (let i = 0; i < 20; i++) await store.webhookDeliveries.insert(delivery(`d${i}`, `s${i}`));
+      const seqs = (await due(10)).map((d) => d.seq);
+      expect(seqs).toHaveLength(20);
+      const claims = await Promise.all(
+        ["rpl_a", "rpl_b", "rpl_c", "rpl_d"].map((holder) =>
+          store.webhookDeliveries.claim(seqs, holder, 10, 1_000),
+        ),
+      );
+      const all = claims.flat();
+      expect(all.sort((a, b) => a - b)).toEqual([...seqs].sort((a, b) => a - b));
+    });
+  });
+});
