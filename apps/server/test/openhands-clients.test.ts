@@ -181,9 +181,7 @@ describe("web app (OpenHands/frontend)", () => {
     // Everything stored before the pause is still readable (the agent may have stored a last
     // state event after the reply was read, so this is at least, not exactly, that many).
     expect(whilePaused.body.items.length).toBeGreaterThanOrEqual(stored.length);
-    expect(whilePaused.body.items.some((e: Frame) => isAgentReply(e, "via-web-proxy"))).toBe(
-      true,
-    );
+    expect(whilePaused.body.items.some((e: Frame) => isAgentReply(e, "via-web-proxy"))).toBe(true);
     expect((await web("POST", api(`/sandboxes/${sandboxId}/resume`), { json: {} })).status).toBe(
       200,
     );
