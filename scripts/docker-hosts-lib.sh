@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034
 # Shared by docker-hosts-up.sh, docker-hosts-down.sh and kill-docker-host.sh: where the extra
 # Docker hosts (one dockerd per network namespace, for multi-host tests) keep their state.
 # Sourced, not run.
@@ -54,8 +55,8 @@ dh_host_pids() {
 
 # SIGKILL to every process of the host until none is left (new ones may appear while a shim dies).
 dh_kill_host() {
-  local name="$1" attempt pids
-  for attempt in $(seq 1 50); do
+  local name="$1" pids
+  for _ in $(seq 1 50); do
     pids="$(dh_host_pids "$name")"
     [ -z "$pids" ] && return 0
     # shellcheck disable=SC2086

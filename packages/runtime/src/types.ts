@@ -51,7 +51,10 @@ export interface StartSandboxOptions {
 export interface RuntimeSandbox {
   sandboxId: string;
   state: RuntimeState;
-  /** Base URL of the agent server, reachable from the control plane (always 127.0.0.1). */
+  /**
+   * Base URL of the agent server, reachable from the control plane: 127.0.0.1, or the address of
+   * the Docker host it runs on (DOCKER_HOSTS).
+   */
   agentServerUrl: string | null;
   /** Human-readable reason for `exited` (and for anything unusual). */
   detail: string | null;
@@ -69,6 +72,13 @@ export interface RuntimeLogger {
 
 /** Called with the same text `inspect` then reports as `detail`. */
 export type SandboxExitListener = (sandboxId: string, detail: string) => void;
+
+/**
+ * `exit`: a sandbox ended without being asked (or its host stopped answering).
+ * `recovered`: a sandbox the control plane may have marked failed runs again, because the Docker
+ * host it lives on answers again; `detail` says so. Sent for every sandbox running on such a host.
+ */
+export type SandboxRuntimeEvent = "exit" | "recovered";
 
 export interface SandboxRuntime {
   readonly kind: RuntimeKind;
@@ -107,7 +117,8 @@ export interface SandboxRuntime {
   /**
    * Optional: tells the control plane promptly when a sandbox ends without being asked to
    * (crash, OOM, killed from outside), instead of at its next inspect. Not called for delete().
+   * A runtime over several Docker hosts also tells when sandboxes come back (`recovered`).
    */
-  on?(event: "exit", listener: SandboxExitListener): unknown;
-  off?(event: "exit", listener: SandboxExitListener): unknown;
+  on?(event: SandboxRuntimeEvent, listener: SandboxExitListener): unknown;
+  off?(event: SandboxRuntimeEvent, listener: SandboxExitListener): unknown;
 }

@@ -10,9 +10,22 @@ import { POOL_OWNER_ID, poolState } from "./warm-pool/pool-state";
 import { refillWarmPool } from "./warm-pool/refill";
 
 /**
+ * Over a shared store, a STARTING or STOPPING row that has not moved for this long while nobody
+ * holds its lock was left by a replica that died (a live one holds the lock while it moves it).
+ */
+const IN_FLIGHT_GRACE_MS = 10_000;
+const IN_FLIGHT = new Set(["STARTING", "STOPPING"]);
+
+/**
  * Keeps records true to the runtime: reconciles at start (adopt, mark vanished, remove orphans,
  * finish interrupted moves) and then checks liveness on a timer. The store is the record of
  * intent; the runtime is the truth about liveness.
+ *
+ * Over a shared store it runs on the replica holding the duties lease, started when that replica
+ * wins it (so "at start" means "at takeover") while other replicas keep serving requests: a row
+ * whose lock another replica holds is left to it (`tryRun`), and a STARTING or STOPPING row only
+ * counts as interrupted once it is free and has not moved for IN_FLIGHT_GRACE_MS; every pass
+ * looks for such rows again.
  */
 export class SandboxSupervisor {
   private timer: NodeJS.Timeout | null = null;
@@ -25,6 +38,7 @@ export class SandboxSupervisor {
   async start(): Promise<void> {
     await this.reconcile();
     this.deps.runtime.on?.("exit", this.onExit);
+    this.deps.runtime.on?.("recovered", this.onRecovered);
     this.timer = setInterval(() => void this.tick(), this.deps.config.supervisorIntervalMs);
     this.timer.unref();
     const pool = poolState(this.deps);
@@ -38,6 +52,7 @@ export class SandboxSupervisor {
     pool.active = false;
     pool.wake = null;
     this.deps.runtime.off?.("exit", this.onExit);
+    this.deps.runtime.off?.("recovered", this.onRecovered);
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
   }
@@ -53,6 +68,36 @@ export class SandboxSupervisor {
       if (row && (row.status === "RUNNING" || row.status === "PAUSED")) await this.check(row);
     } catch (error) {
       this.deps.log.error({ sandboxId, reason: errorMessage(error) }, "exit check failed");
+    }
+  }
+
+  /**
+   * The runtime can reach a sandbox again (its Docker host answers again): one marked ERROR
+   * because the host was lost is adopted if its agent server answers; one without a record (deleted
+   * while its host was down) is removed, as reconcile removes orphans.
+   */
+  private readonly onRecovered = (sandboxId: string, detail: string): void => {
+    void this.adoptRecovered(sandboxId, detail);
+  };
+
+  private async adoptRecovered(sandboxId: string, detail: string): Promise<void> {
+    const { deps } = this;
+    try {
+      await deps.locks.run(sandboxId, async () => {
+        const row = await deps.repos.sandboxes.get(sandboxId);
+        if (!row) {
+          deps.log.warn({ sandboxId }, "removing recovered sandbox with no record");
+          await deps.runtime.delete(sandboxId);
+          return;
+        }
+        if (row.status !== "ERROR" || row.runtime !== deps.runtime.kind) return;
+        const state = await deps.runtime.inspect(sandboxId);
+        if (state.state !== "running") return;
+        deps.log.info({ sandboxId, detail }, "adopting a sandbox that runs again");
+        await markRunning(deps, sandboxId, state.agentServerUrl, `Adopted again: ${detail}`);
+      });
+    } catch (error) {
+      deps.log.error({ sandboxId, reason: errorMessage(error) }, "recovered sandbox not adopted");
     }
   }
 
@@ -72,8 +117,30 @@ export class SandboxSupervisor {
       });
     }
     for (const row of records) {
-      await deps.locks.run(row.id, () => this.reconcileOne(row, observed.get(row.id)));
+      if (deps.sharedStore) await this.reconcileIfFree(row, observed.get(row.id));
+      else await deps.locks.run(row.id, () => this.reconcileOne(row, observed.get(row.id)));
     }
+  }
+
+  /** Shared store: reconciles the row unless another move of it is (or may be) under way. */
+  private async reconcileIfFree(row: SandboxRow, seen: RuntimeSandbox | undefined): Promise<void> {
+    const { deps } = this;
+    // Maybe just created by a live replica that has not taken its lock yet: looked at later.
+    if (IN_FLIGHT.has(row.status) && deps.now() - row.updatedAt < IN_FLIGHT_GRACE_MS) return;
+    await deps.locks.tryRun(row.id, () => this.reconcileOne(row, seen)).catch((error: unknown) => {
+      deps.log.error({ sandboxId: row.id, reason: errorMessage(error) }, "reconcile failed");
+    });
+  }
+
+  /** Shared store: STARTING and STOPPING rows whose replica died are finished here. */
+  private async recoverAbandoned(): Promise<void> {
+    const { deps } = this;
+    const rows = (await deps.repos.sandboxes.listByStatus([...IN_FLIGHT])).filter(
+      (r) => r.runtime === deps.runtime.kind && deps.now() - r.updatedAt >= IN_FLIGHT_GRACE_MS,
+    );
+    if (rows.length === 0) return;
+    const observed = new Map((await deps.runtime.list()).map((s) => [s.sandboxId, s]));
+    for (const row of rows) await this.reconcileIfFree(row, observed.get(row.id));
   }
 
   /**
@@ -176,6 +243,7 @@ export class SandboxSupervisor {
         (r) => r.runtime === this.deps.runtime.kind,
       );
       await Promise.all(rows.map((row) => this.check(row)));
+      if (this.deps.sharedStore) await this.recoverAbandoned();
       await this.pauseIdle();
       // At start the pool is refilled (or emptied of leftovers) whatever its size.
       if (this.deps.config.warmPoolSize > 0) await this.refillPool();
@@ -204,6 +272,14 @@ export class SandboxSupervisor {
   private async check(row: SandboxRow): Promise<void> {
     const state = await this.deps.runtime.inspect(row.id).catch(() => undefined);
     if (!state) return;
+    // Record and runtime agree (the usual case): nothing to fix, no lock to take.
+    if (
+      (row.status === "RUNNING" && state.state === "running") ||
+      (row.status === "PAUSED" && state.state === "paused")
+    ) {
+      this.unhealthySince.delete(row.id);
+      return;
+    }
     // Re-read under the lock: a pause/resume/delete may have moved it meanwhile.
     await this.deps.locks.run(row.id, async () => {
       const current = await this.deps.repos.sandboxes.get(row.id);

@@ -11,6 +11,8 @@ export interface ContainerDefaults {
   /** HostConfig.Runtime (DOCKER_RUNTIME); the daemon's default when undefined. */
   ociRuntime?: string;
   resources: Required<SandboxResources>;
+  /** Host address the agent server's port is published on (default 127.0.0.1). */
+  publishAddress?: string;
 }
 
 // Root inside a custom image keeps what it needs to manage its own files and users; raw sockets
@@ -41,8 +43,10 @@ export function buildContainerConfig(
     Labels: toContainerLabels(options, defaults.instance),
     ExposedPorts: { [portKey]: {} },
     HostConfig: {
-      // Loopback only, ephemeral port: the sandbox is reachable from this host and nowhere else.
-      PortBindings: { [portKey]: [{ HostIp: "127.0.0.1", HostPort: "" }] },
+      // Loopback (unless the host is reached at another address), ephemeral port.
+      PortBindings: {
+        [portKey]: [{ HostIp: defaults.publishAddress ?? "127.0.0.1", HostPort: "" }],
+      },
       ...(defaults.network ? { NetworkMode: defaults.network } : {}),
       ...(defaults.ociRuntime ? { Runtime: defaults.ociRuntime } : {}),
       Memory: memoryBytes,

@@ -13,11 +13,14 @@ export interface ContainerObservation {
   labels: Record<string, string>;
 }
 
-export function observeContainer(info: Dockerode.ContainerInspectInfo): ContainerObservation {
+export function observeContainer(
+  info: Dockerode.ContainerInspectInfo,
+  publishAddress = LOOPBACK,
+): ContainerObservation {
   const labels = readUserLabels(info.Config.Labels ?? {});
   const status = info.State.Status;
   // Kept while paused too: the port stays bound, and the URL is the same after unpause.
-  const agentServerUrl = readAgentServerUrl(info);
+  const agentServerUrl = readAgentServerUrl(info, publishAddress);
   if (status === "paused" || (status === "running" && info.State.Paused)) {
     return { state: "paused", agentServerUrl, detail: null, labels };
   }
@@ -37,22 +40,34 @@ export function observeContainer(info: Dockerode.ContainerInspectInfo): Containe
   }
 }
 
-/** The agent server's URL through the loopback port Docker picked; null when not published. */
-export function readAgentServerUrl(info: Dockerode.ContainerInspectInfo): string | null {
+const LOOPBACK = "127.0.0.1";
+
+/**
+ * The agent server's URL through the port Docker picked on the publish address (loopback, or the
+ * address a remote Docker host is reached at); null when not published there.
+ */
+export function readAgentServerUrl(
+  info: Dockerode.ContainerInspectInfo,
+  publishAddress = LOOPBACK,
+): string | null {
   const bindings: unknown = info.NetworkSettings.Ports?.[`${AGENT_SERVER_PORT}/tcp`];
   if (!Array.isArray(bindings)) return null;
+  const host = publishAddress.includes(":") ? `[${publishAddress}]` : publishAddress;
   for (const binding of bindings) {
-    if (isLoopbackBinding(binding)) return `http://127.0.0.1:${binding.HostPort}`;
+    if (isBindingOn(binding, publishAddress)) return `http://${host}:${binding.HostPort}`;
   }
   return null;
 }
 
-function isLoopbackBinding(value: unknown): value is { HostIp: string; HostPort: string } {
+function isBindingOn(
+  value: unknown,
+  address: string,
+): value is { HostIp: string; HostPort: string } {
   return (
     typeof value === "object" &&
     value !== null &&
     "HostIp" in value &&
-    value.HostIp === "127.0.0.1" &&
+    value.HostIp === address &&
     "HostPort" in value &&
     typeof value.HostPort === "string" &&
     value.HostPort !== ""

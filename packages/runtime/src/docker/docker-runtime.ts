@@ -70,6 +70,7 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
       network: options.network ?? networkNameFor(instance),
       ociRuntime: options.ociRuntime,
       resources: { ...DEFAULT_RESOURCES, ...options.defaultResources },
+      publishAddress: options.publishAddress ?? "127.0.0.1",
     };
     this.probeTimeoutMs = options.probeTimeoutMs ?? 1000;
     this.resumeTimeoutMs = options.resumeTimeoutMs ?? 30_000;
@@ -155,7 +156,7 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
   async inspect(sandboxId: string): Promise<RuntimeSandbox> {
     const found = await this.findContainer(sandboxId);
     if (found === null) return missing(sandboxId);
-    const observed = observeContainer(found.info);
+    const observed = observeContainer(found.info, this.defaults.publishAddress);
     const sandbox: RuntimeSandbox = { sandboxId, ...observed };
     if (observed.state === "exited") {
       sandbox.detail = await this.detailFor(found, observed.detail);
@@ -175,7 +176,10 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
     const found = await this.requireContainer(sandboxId, "pause");
     if (!found.info.State.Paused) {
       if (!found.info.State.Running) {
-        const detail = await this.detailFor(found, observeContainer(found.info).detail);
+        const detail = await this.detailFor(
+          found,
+          observeContainer(found.info, this.defaults.publishAddress).detail,
+        );
         throw new Error(`cannot pause sandbox ${sandboxId}: it is not running (${detail})`);
       }
       // 409 "already paused" means a concurrent pause won: the outcome is the same.
@@ -290,7 +294,11 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
         if (found.info.State.Running) return;
         finishedAt = found.info.State.FinishedAt;
         if (this.reportedExits.get(sandboxId) === finishedAt) return;
-        detail = (await this.detailFor(found, observeContainer(found.info).detail)) ?? "exited";
+        detail =
+          (await this.detailFor(
+            found,
+            observeContainer(found.info, this.defaults.publishAddress).detail,
+          )) ?? "exited";
       }
     } catch (error) {
       this.logger.warn({ sandboxId, err: error }, "exit seen but container not readable");
@@ -310,7 +318,7 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
   private async readWhyNotComing(sandboxId: string): Promise<string | null> {
     const found = await this.findContainer(sandboxId);
     if (found === null) return "its container disappeared";
-    const observed = observeContainer(found.info);
+    const observed = observeContainer(found.info, this.defaults.publishAddress);
     if (observed.state === "running" || observed.state === "starting") return null;
     const detail = await this.detailFor(found, observed.detail);
     return detail ? `it is ${observed.state}: ${detail}` : `it is ${observed.state}`;

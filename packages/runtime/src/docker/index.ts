@@ -5,6 +5,11 @@ export {
   describeDockerConnection,
   dockerConnectionFromHost,
 } from "./docker-connection";
+export {
+  type DockerHostConfig,
+  describeDockerHost,
+  parseDockerHosts,
+} from "./docker-hosts";
 export { DockerRuntime, type DockerRuntimeEvents } from "./docker-runtime";
 export type { HostFirewallMode } from "./host-firewall";
 export { type DockerAvailabilityOptions, isDockerAvailable } from "./is-docker-available";
@@ -16,6 +21,11 @@ export {
   SPEC_LABEL,
   USER_LABEL_PREFIX,
 } from "./labels";
+export {
+  MultiHostRuntime,
+  type MultiHostRuntimeEvents,
+  type MultiHostRuntimeOptions,
+} from "./multi-host-runtime";
 export {
   AGENT_SERVER_PORT,
   DEFAULT_RESOURCES,

@@ -27,6 +27,12 @@ export interface DockerRuntimeOptions {
    * addresses (see host-firewall.ts). Default `auto`: where it can, else a warning.
    */
   hostFirewall?: HostFirewallMode;
+  /**
+   * Address on the daemon's machine the agent server's port is published on, and the control
+   * plane reaches it at (default 127.0.0.1: the daemon runs on this machine). A remote daemon's
+   * address on a network the control plane shares with it (see multi-host-runtime.ts).
+   */
+  publishAddress?: string;
   /** OCI runtime of the containers (DOCKER_RUNTIME, e.g. `runsc`); default: the daemon's. */
   ociRuntime?: string;
   /** Limits for sandboxes whose start options leave them out. */
