@@ -37,12 +37,51 @@ export async function createContextInner(input: ContextInput): Promise<Context> 
     deps: input.deps,
     user,
     apiKeyHash: user ? keyHash : null,
-    log: input.deps.log.child({ requestId }),
+    log: new RequestLogger(input.deps.log, requestId),
     requestId,
     rawBody: input.rawBody,
     sessionApiKey: input.sessionApiKey ?? null,
     idempotency: { key: input.idempotencyKey ?? null, replayed: false },
   };
+}
+
+/**
+ * The request's logger: the core's with the request id bound, made when the request first logs a
+ * line. Most requests log nothing, and a pino child (bindings serialised per child) per request
+ * was measurable on send-message's path.
+ */
+class RequestLogger implements Logger {
+  private bound: Logger | null = null;
+
+  constructor(
+    private readonly base: Logger,
+    private readonly requestId: string,
+  ) {}
+
+  private get log(): Logger {
+    this.bound ??= this.base.child({ requestId: this.requestId });
+    return this.bound;
+  }
+
+  info(...line: Parameters<Logger["info"]>): void {
+    this.log.info(...line);
+  }
+
+  warn(...line: Parameters<Logger["warn"]>): void {
+    this.log.warn(...line);
+  }
+
+  error(...line: Parameters<Logger["error"]>): void {
+    this.log.error(...line);
+  }
+
+  debug(...line: Parameters<Logger["debug"]>): void {
+    this.log.debug(...line);
+  }
+
+  child(bindings: Record<string, unknown>): Logger {
+    return this.log.child(bindings);
+  }
 }
 
 export { idempotencyKeyFromHeaders } from "./idempotency/key";

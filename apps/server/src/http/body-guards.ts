@@ -1,9 +1,10 @@
-import type { NextFunction, Request, Response } from "express";
+import type { IncomingMessage } from "node:http";
 import { sendErrorCode } from "./error-response";
+import type { HttpMiddleware } from "./http-types";
 import { hasBody } from "./rest/json-body";
 
 /** Answers once the request's body has been read off the wire (and dropped), then `send`s. */
-function afterDrain(req: Request, send: () => void): void {
+function afterDrain(req: IncomingMessage, send: () => void): void {
   if (req.readableEnded) {
     send();
     return;
@@ -18,8 +19,8 @@ function afterDrain(req: Request, send: () => void): void {
  * limit is 413 without being kept. Both answer after the body has been drained, so the client
  * sees the answer instead of a broken upload.
  */
-export function bodyGuards(limit: number) {
-  return (req: Request, res: Response, next: NextFunction): void => {
+export function bodyGuards(limit: number): HttpMiddleware {
+  return (req, res, next) => {
     if (!hasBody(req)) {
       next();
       return;

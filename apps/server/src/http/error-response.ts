@@ -5,8 +5,10 @@ import {
   type ErrorCode,
   isInternal,
 } from "@sandbox-server/core";
-import type { ErrorRequestHandler, Response } from "express";
+import type { ErrorRequestHandler } from "express";
 import type { Logger } from "pino";
+import type { HttpResponse } from "./http-types";
+import { sendJson } from "./send-json";
 
 /**
  * `detail`: the message as one string, with every validation issue (`path: message`) after it.
@@ -32,13 +34,13 @@ export function errorBody(error: DescribedError): Record<string, unknown> {
   };
 }
 
-export function sendDescribedError(res: Response, error: DescribedError): void {
+export function sendDescribedError(res: HttpResponse, error: DescribedError): void {
   if (error.retryAfterSeconds) res.setHeader("retry-after", String(error.retryAfterSeconds));
-  res.status(error.status).json(errorBody(error));
+  sendJson(res, error.status, errorBody(error));
 }
 
 /** Answers with one of our codes, its status and message from the error table. */
-export function sendErrorCode(res: Response, code: ErrorCode, message?: string): void {
+export function sendErrorCode(res: HttpResponse, code: ErrorCode, message?: string): void {
   sendDescribedError(res, describeError(new AppError(code, message)));
 }
 

@@ -6,10 +6,10 @@ import {
   idempotencyKeyFromHeaders,
   sessionKeyFromHeaders,
 } from "@sandbox-server/core";
-import type { Request } from "express";
+import type { HttpRequest } from "./http-types";
 
 /** The procedure context of an HTTP request (both surfaces). */
-export async function contextFor(core: Core, req: Request, rawBody?: Buffer): Promise<Context> {
+export async function contextFor(core: Core, req: HttpRequest, rawBody?: Buffer): Promise<Context> {
   return await createContextInner({
     deps: core.deps,
     apiKey: apiKeyFromHeaders(req.headers),

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { NextFunction, Request, Response } from "express";
 import type { Logger } from "pino";
+import { type HttpMiddleware, pathOf } from "./http-types";
 
 declare module "express-serve-static-core" {
   interface Request {
@@ -11,8 +11,8 @@ declare module "express-serve-static-core" {
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 /** A request id (the caller's X-Request-Id when sane) and one access-log line per request. */
-export function requestLog(log: Logger) {
-  return (req: Request, res: Response, next: NextFunction) => {
+export function requestLog(log: Logger): HttpMiddleware {
+  return (req, res, next) => {
     const given = req.headers["x-request-id"];
     req.id = typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
     res.setHeader("x-request-id", req.id);
@@ -28,7 +28,7 @@ export function requestLog(log: Logger) {
         {
           requestId: req.id,
           method: req.method,
-          path: req.originalUrl.split("?")[0],
+          path: pathOf(req.originalUrl ?? req.url ?? ""),
           status: res.statusCode,
           ms: Number(process.hrtime.bigint() - started) / 1e6,
         },

@@ -1,8 +1,10 @@
 import { AppError, appRouter, type Context, type Core } from "@sandbox-server/core";
-import type { NextFunction, Request, Response } from "express";
+import type { AnyTRPCProcedure } from "@trpc/server";
 import type { Logger } from "pino";
 import { describeAndLog, sendDescribedError, sendErrorCode } from "../error-response";
+import type { HttpMiddleware, HttpRequest, HttpResponse } from "../http-types";
 import { contextFor } from "../request-context";
+import { sendJson } from "../send-json";
 import {
   ClientGoneError,
   hasBody,
@@ -11,19 +13,34 @@ import {
   readBody,
 } from "./json-body";
 import { decodeParams, parseQuery } from "./request-input";
-import type { RouteTable } from "./route-table";
+import type { FoundRoute, RouteMatch, RouteTable } from "./route-table";
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
 /** Set on a create answered from its `Idempotency-Key` record (both surfaces). */
 export const REPLAYED_HEADER = "idempotent-replayed";
 
-type ProcedureFn = (input: unknown) => Promise<unknown>;
+type ProcedureFn = (ctx: Context, input: unknown) => Promise<unknown>;
 
-/** The procedure at `path` (e.g. `sandboxes.pause`) on a caller bound to `ctx`. */
-function procedureOf(ctx: Context, path: string): ProcedureFn {
-  let node: unknown = appRouter.createCaller(ctx);
-  for (const key of path.split(".")) node = (node as Record<string, unknown>)[key];
-  return node as ProcedureFn;
+/**
+ * The procedure at `path` (e.g. `sandboxes.pause`), looked up once: what `createCaller(ctx)` does
+ * per call (a proxy per context, a path walk per call), without the proxy. Same call, same
+ * middleware chain, same input and output schemas, same errors.
+ */
+function procedureOf(path: string): ProcedureFn {
+  // A flat record of every procedure by its dotted path (what tRPC's own caller looks up).
+  const procedures = appRouter._def.procedures as unknown as Record<string, AnyTRPCProcedure>;
+  const procedure = procedures[path];
+  if (!procedure) throw new Error(`REST route for a missing procedure: ${path}`);
+  const type = procedure._def.type;
+  return (ctx, input) =>
+    procedure({
+      path,
+      ctx,
+      type,
+      getRawInput: async () => input,
+      signal: undefined,
+      batchIndex: 0,
+    });
 }
 
 interface RequestBody {
@@ -35,9 +52,9 @@ interface RequestBody {
  * The JSON body, read and parsed once. A body method's body must be JSON (415 otherwise); without a
  * body (`/pause`) it needs no content type. Other methods ignore a body, but a JSON one must parse.
  */
-async function bodyOf(req: Request, limit: number): Promise<RequestBody | undefined> {
+async function bodyOf(req: HttpRequest, limit: number): Promise<RequestBody | undefined> {
   if (!hasBody(req)) return undefined;
-  const takesBody = BODY_METHODS.has(req.method);
+  const takesBody = BODY_METHODS.has(req.method ?? "");
   if (!isJsonContentType(req.headers["content-type"])) {
     if (takesBody) throw new AppError("UNSUPPORTED_MEDIA_TYPE");
     return undefined;
@@ -80,45 +97,71 @@ export interface RestHandlerOptions {
   bodyLimitBytes: number;
 }
 
+export interface RestHandler {
+  /**
+   * Serves a call whose path (below `/api/v1`) the route table matched: the operation, or 405
+   * with `Allow` when the path exists for other methods. `search` is the query string without `?`.
+   */
+  serve(req: HttpRequest, res: HttpResponse, match: FoundOrWrongMethod, search: string): void;
+  /** The same as express middleware mounted at `/api/v1` (unmatched paths go to `next`). */
+  middleware: HttpMiddleware;
+}
+
+type FoundOrWrongMethod = Exclude<RouteMatch, { kind: "none" }>;
+
 /**
- * The REST surface: every procedure at the path its `meta.openapi` declares, called through a
- * tRPC caller (same middleware, input and output schemas as over /trpc). Path parameters are
+ * The REST surface: every procedure at the path its `meta.openapi` declares, called like a tRPC
+ * caller calls it (same middleware, input and output schemas as over /trpc). Path parameters are
  * decoded, query values stay strings (arrays when repeated), the JSON body is parsed once and its
  * original bytes reach the procedure as `ctx.rawBody`. The input is the body (or the query) plus
  * the path parameters, validated once, by the procedure's own input schema.
  */
-export function restHandler(options: RestHandlerOptions) {
+export function restHandler(options: RestHandlerOptions): RestHandler {
   const { core, log, routes, bodyLimitBytes } = options;
-  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    const url = req.url;
-    const query = url.indexOf("?");
-    const path = query < 0 ? url : url.slice(0, query);
-    const match = routes.match(req.method, path);
-    if (match.kind === "none") {
-      next();
-      return;
-    }
-    if (match.kind === "wrong-method") {
-      res.setHeader("allow", match.allowed.join(", "));
-      sendErrorCode(res, "METHOD_NOT_ALLOWED");
-      return;
-    }
+  const procedures = new Map<string, ProcedureFn>();
+  for (const route of routes.all()) procedures.set(route.procedure, procedureOf(route.procedure));
+
+  async function call(req: HttpRequest, res: HttpResponse, match: FoundRoute, search: string) {
     const { route } = match;
     try {
       const params = decodeParams(match.params);
       const body = await bodyOf(req, bodyLimitBytes);
-      const search = parseQuery(query < 0 ? "" : url.slice(query + 1));
+      const query = parseQuery(search);
       const input = BODY_METHODS.has(route.method)
-        ? { ...body?.value, ...bodyQueryOf(route.bodyQuery, search, body?.value), ...params }
-        : { ...search, ...params };
+        ? { ...body?.value, ...bodyQueryOf(route.bodyQuery, query, body?.value), ...params }
+        : { ...query, ...params };
       const ctx = await contextFor(core, req, body?.bytes);
-      const output = await procedureOf(ctx, route.procedure)(input);
+      const procedure = procedures.get(route.procedure) as ProcedureFn;
+      const output = await procedure(ctx, input);
       if (ctx.idempotency.replayed) res.setHeader(REPLAYED_HEADER, "true");
-      res.status(route.successStatus).json(output);
+      sendJson(res, route.successStatus, output);
     } catch (error) {
       if (error instanceof ClientGoneError || res.headersSent) return;
       const fields = { requestId: req.id, procedure: route.procedure };
       sendDescribedError(res, describeAndLog(log, error, fields));
     }
+  }
+
+  const serve: RestHandler["serve"] = (req, res, match, search) => {
+    if (match.kind === "wrong-method") {
+      res.setHeader("allow", match.allowed.join(", "));
+      sendErrorCode(res, "METHOD_NOT_ALLOWED");
+      return;
+    }
+    void call(req, res, match, search);
+  };
+
+  return {
+    serve,
+    middleware(req, res, next) {
+      const url = req.url ?? "/";
+      const query = url.indexOf("?");
+      const match = routes.match(req.method ?? "", query < 0 ? url : url.slice(0, query));
+      if (match.kind === "none") {
+        next();
+        return;
+      }
+      serve(req, res, match, query < 0 ? "" : url.slice(query + 1));
+    },
   };
 }

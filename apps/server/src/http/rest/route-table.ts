@@ -10,8 +10,10 @@ export interface RestRoute {
   bodyQuery?: string[];
 }
 
+export type FoundRoute = { kind: "found"; route: RestRoute; params: [name: string, raw: string][] };
+
 export type RouteMatch =
-  | { kind: "found"; route: RestRoute; params: [name: string, raw: string][] }
+  | FoundRoute
   /** The path exists, but not for this method. */
   | { kind: "wrong-method"; allowed: string[] }
   | { kind: "none" };
@@ -44,8 +46,13 @@ const PARAM = /^\{(\w+)\}$/;
 export class RouteTable {
   private readonly byMethod = new Map<string, Node>();
 
-  constructor(routes: RestRoute[]) {
+  constructor(private readonly routes: RestRoute[]) {
     for (const route of routes) this.add(route);
+  }
+
+  /** Every route, in the order given. */
+  all(): readonly RestRoute[] {
+    return this.routes;
   }
 
   private add(route: RestRoute): void {
