@@ -57,6 +57,8 @@ const EnvSchema = z.object({
   SANDBOX_IMAGE: z.string().min(1).default(DEFAULT_SANDBOX_IMAGE),
   /** Read as the Docker CLI reads them: unix:///path, tcp://host:port (TLS from the cert path). */
   DOCKER_HOST: z.string().optional(),
+  /** Several Docker hosts, `name=endpoint@address,...` (parsed in runtime.ts); wins over DOCKER_HOST. */
+  DOCKER_HOSTS: z.string().optional(),
   DOCKER_TLS_VERIFY: z.string().optional(),
   DOCKER_TLS: z.string().optional(),
   DOCKER_CERT_PATH: z.string().optional(),
@@ -91,6 +93,12 @@ const EnvSchema = z.object({
     .refine((text) => text === undefined || isPostgresUrl(text), {
       message: "must be a postgres:// or postgresql:// URL (postgres://user:password@host:5432/db)",
     }),
+  /**
+   * Several replicas on one DATABASE_URL: a lease (background duties, a sandbox's lifecycle lock)
+   * lasts LEASE_TTL_MS without renewal and is renewed every LEASE_RENEW_MS (less than the TTL).
+   */
+  LEASE_TTL_MS: optionalPositiveInt.default(15_000),
+  LEASE_RENEW_MS: optionalPositiveInt.default(5_000),
   /** Encrypts secrets at rest; absent: DATA_DIR/secrets-key. Never shown in errors (name has KEY). */
   SECRETS_KEY: z
     .string()

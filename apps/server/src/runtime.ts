@@ -3,14 +3,18 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import {
   type DockerConnection,
+  type DockerHostSettings,
   DockerRuntime,
   describeDockerConnection,
+  describeDockerHost,
   detectBwrap,
   detectCgroups,
   dockerConnectionFromHost,
   errorMessage,
   isDockerAvailable,
+  MultiHostRuntime,
   ProcessRuntime,
+  parseDockerHosts,
   type SandboxRuntime,
 } from "@sandbox-server/runtime";
 import type { Logger } from "pino";
@@ -19,6 +23,7 @@ import type { Env } from "./env";
 
 /** `auto`: Docker when a daemon answers, else processes. The choice is logged. */
 export async function selectRuntime(env: Env, log: Logger): Promise<SandboxRuntime> {
+  if ((env.DOCKER_HOSTS ?? "").trim() !== "") return multiHostRuntime(env, log);
   const docker = dockerConnection(env);
   let kind = env.SANDBOX_RUNTIME;
   if (kind === "auto") {
@@ -79,19 +84,60 @@ export async function selectRuntime(env: Env, log: Logger): Promise<SandboxRunti
   }
 }
 
-/** DOCKER_HOST and its TLS companions, as the Docker CLI reads them. */
-function dockerConnection(env: Env): DockerConnection {
+/**
+ * DOCKER_HOSTS: sandboxes over several Docker daemons (see packages/runtime's MultiHostRuntime).
+ * It means the docker runtime; DOCKER_HOST is then not used.
+ */
+async function multiHostRuntime(env: Env, log: Logger): Promise<SandboxRuntime> {
+  if (env.SANDBOX_RUNTIME === "process") {
+    throw new ConfigError(
+      "DOCKER_HOSTS is set but SANDBOX_RUNTIME=process; unset one of them (DOCKER_HOSTS needs the docker runtime)",
+    );
+  }
+  let runtime: MultiHostRuntime;
   try {
-    return dockerConnectionFromHost(env.DOCKER_HOST, {
-      // The CLI treats any non-empty value as set.
-      tlsVerify: (env.DOCKER_TLS_VERIFY ?? "") !== "",
-      tls: (env.DOCKER_TLS ?? "") !== "",
-      ...(env.DOCKER_CERT_PATH ? { certPath: env.DOCKER_CERT_PATH } : {}),
-      ...(env.SSH_AUTH_SOCK ? { sshAuthSocket: env.SSH_AUTH_SOCK } : {}),
+    const hosts = parseDockerHosts(env.DOCKER_HOSTS ?? "", dockerHostSettings(env));
+    runtime = new MultiHostRuntime({
+      hosts,
+      image: env.SANDBOX_IMAGE,
+      instance: instanceId(env.DATA_DIR),
+      logger: log.child({ component: "runtime" }),
+      hostFirewall: env.DOCKER_HOST_FIREWALL,
+      ...(env.DOCKER_RUNTIME ? { ociRuntime: env.DOCKER_RUNTIME } : {}),
     });
+    log.info(
+      { runtime: "docker", dockerHosts: hosts.map(describeDockerHost) },
+      `sandboxes on ${hosts.length} Docker host(s) (DOCKER_HOSTS)${env.DOCKER_HOST ? "; DOCKER_HOST is not used" : ""}`,
+    );
   } catch (error) {
     throw new ConfigError(errorMessage(error));
   }
+  try {
+    await runtime.prepare();
+  } catch (error) {
+    await runtime.close().catch(() => undefined);
+    throw new ConfigError(`Docker runtime cannot be prepared: ${errorMessage(error)}`);
+  }
+  return runtime;
+}
+
+/** DOCKER_HOST and its TLS companions, as the Docker CLI reads them. */
+function dockerConnection(env: Env): DockerConnection {
+  try {
+    return dockerConnectionFromHost(env.DOCKER_HOST, dockerHostSettings(env));
+  } catch (error) {
+    throw new ConfigError(errorMessage(error));
+  }
+}
+
+function dockerHostSettings(env: Env): DockerHostSettings {
+  return {
+    // The CLI treats any non-empty value as set.
+    tlsVerify: (env.DOCKER_TLS_VERIFY ?? "") !== "",
+    tls: (env.DOCKER_TLS ?? "") !== "",
+    ...(env.DOCKER_CERT_PATH ? { certPath: env.DOCKER_CERT_PATH } : {}),
+    ...(env.SSH_AUTH_SOCK ? { sshAuthSocket: env.SSH_AUTH_SOCK } : {}),
+  };
 }
 
 /**
