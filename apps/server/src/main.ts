@@ -8,10 +8,16 @@ import { prepareDataDir } from "./data-dir";
 import { type Env, loadEnv } from "./env";
 import { selectRuntime } from "./runtime";
 import { startServer } from "./server";
+import { adoptSharedInstanceId } from "./shared-instance";
 
 let env: Env;
 try {
   env = loadEnv();
+  if (env.LEASE_RENEW_MS >= env.LEASE_TTL_MS) {
+    throw new ConfigError(
+      `invalid configuration: LEASE_RENEW_MS must be less than LEASE_TTL_MS (got ${env.LEASE_RENEW_MS} and ${env.LEASE_TTL_MS})`,
+    );
+  }
 } catch (error) {
   if (error instanceof ConfigError) exitWithConfigError(error);
   throw error;
@@ -30,10 +36,13 @@ const bundledPgMigrations = path.join(path.dirname(fileURLToPath(import.meta.url
 
 async function main() {
   const dataDir = prepareDataDir(env.DATA_DIR);
-  const runtime = await selectRuntime(env, log);
   const running = await startServer({
     dataDir,
-    runtime,
+    // After the store opened: replicas on one database share their Docker instance id.
+    runtime: async (store) => {
+      if (env.DATABASE_URL) await adoptSharedInstanceId(store, dataDir, log);
+      return selectRuntime(env, log);
+    },
     log,
     port: env.PORT,
     host: env.HOST,
@@ -63,12 +72,14 @@ async function main() {
       followerReconnectBaseMs: env.FOLLOWER_RECONNECT_BASE_MS,
       followerReconnectMaxMs: env.FOLLOWER_RECONNECT_MAX_MS,
       storedEventMaxBytes: env.STORED_EVENT_MAX_BYTES,
+      leaseTtlMs: env.LEASE_TTL_MS,
+      leaseRenewMs: env.LEASE_RENEW_MS,
     },
   });
   process.stdout.write(
     startupBanner({
       url: running.url,
-      runtime,
+      runtime: running.runtime,
       dataDir,
       adminKeyFromEnv: env.ADMIN_API_KEY !== undefined,
     }),

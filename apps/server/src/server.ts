@@ -3,6 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { bootstrapAdmin, type Core, type CoreConfig, createCore } from "@sandbox-server/core";
+import type { Store } from "@sandbox-server/db";
 import type { SandboxRuntime } from "@sandbox-server/runtime";
 import type { Logger } from "pino";
 import { createApp } from "./http/app";
@@ -13,7 +14,8 @@ import { openStore } from "./open-store";
 
 export interface StartServerOptions {
   dataDir: string;
-  runtime: SandboxRuntime;
+  /** The runtime, or a function that makes it once the store is open (it may read the store). */
+  runtime: SandboxRuntime | ((store: Store) => Promise<SandboxRuntime>);
   log: Logger;
   port?: number;
   host?: string;
@@ -37,6 +39,7 @@ export interface StartServerOptions {
 export interface RunningServer {
   url: string;
   core: Core;
+  runtime: SandboxRuntime;
   server: Server;
   /** Path of the generated admin key file, when one was generated on this start. */
   adminKeyFile: string | null;
@@ -55,10 +58,18 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     migrationsFolder: options.migrationsFolder,
     log,
   });
+  let runtime: SandboxRuntime;
+  try {
+    runtime =
+      typeof options.runtime === "function" ? await options.runtime(store) : options.runtime;
+  } catch (error) {
+    await store.close().catch(() => undefined);
+    throw error;
+  }
   const metrics = createServerMetrics();
   const core = createCore({
     store,
-    runtime: options.runtime,
+    runtime,
     log,
     metrics: metrics.core,
     ...(options.config ? { config: options.config } : {}),
@@ -99,12 +110,16 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   ];
   core.deps.config.webhookDeniedTargets = denied;
   const url = `http://${address.address}:${address.port}`;
-  log.info({ url, runtime: options.runtime.kind }, `sandbox server listening on ${url}`);
+  log.info(
+    { url, runtime: runtime.kind, replica: core.replicaId },
+    `sandbox server listening on ${url}`,
+  );
 
   let closing: Promise<void> | null = null;
   return {
     url,
     core,
+    runtime,
     server,
     adminKeyFile,
     close() {
@@ -115,7 +130,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
           server.closeIdleConnections();
         });
         await core.stop();
-        await options.runtime.close();
+        await runtime.close();
         await store.close();
       })();
       return closing;

@@ -7,12 +7,14 @@ import { EventFollower } from "./events/event-follower";
 import { recorderFor } from "./events/event-recorder";
 import type { Logger } from "./logger";
 import type { CoreMetrics } from "./metrics";
+import { DutyLease } from "./replicas/duty-lease";
+import { newReplicaId } from "./replicas/replica-id";
+import { SandboxLocks } from "./replicas/sandbox-locks";
 import { builtinSpecs } from "./sandbox-specs/builtin";
 import { defaultMaxRunningSandboxes } from "./sandboxes/default-limit";
 import { ForwardGate } from "./sandboxes/forward-gate";
 import { SandboxSupervisor } from "./sandboxes/supervisor";
 import { ensurePoolOwner } from "./sandboxes/warm-pool/pool-state";
-import { KeyedLock } from "./shared/keyed-lock";
 import { DeliveryWorker } from "./webhooks/delivery-worker";
 import { watchSandboxLifecycle } from "./webhooks/lifecycle";
 
@@ -39,6 +41,9 @@ export const defaultConfig: CoreConfig = {
   followerReconnectBaseMs: 500,
   followerReconnectMaxMs: 30_000,
   storedEventMaxBytes: 1024 * 1024,
+  leaseTtlMs: 15_000,
+  leaseRenewMs: 5_000,
+  followerScanIntervalMs: 2_000,
 };
 
 export interface CreateCoreOptions {
@@ -52,6 +57,8 @@ export interface CreateCoreOptions {
   now?: () => number;
   /** Receives counters and observations (e.g. the server's Prometheus registry). */
   metrics?: CoreMetrics;
+  /** This process's id among replicas; default a random `rpl_…`. */
+  replicaId?: string;
 }
 
 export interface Core {
@@ -61,6 +68,10 @@ export interface Core {
   follower: EventFollower;
   /** Sends the webhook outbox. */
   webhookWorker: DeliveryWorker;
+  /** This process's id among the replicas of a shared store (lease holder, webhook claims). */
+  replicaId: string;
+  /** Whether this core runs the background duties right now (always, over an unshared store). */
+  leading(): boolean;
   /**
    * Seeds built-in specs, starts following events and sending webhooks, and reconciles records
    * with the runtime, then watches it.
@@ -72,6 +83,9 @@ export interface Core {
 
 export function createCore(options: CreateCoreOptions): Core {
   const config = { ...defaultConfig, ...options.config };
+  const { store } = options;
+  const replicaId = options.replicaId ?? newReplicaId();
+  const shared = store.shared;
   const deps: CoreDeps = {
     repos: options.store,
     runtime: options.runtime,
@@ -79,7 +93,20 @@ export function createCore(options: CreateCoreOptions): Core {
     config,
     log: options.log,
     now: options.now ?? Date.now,
-    locks: new KeyedLock(),
+    locks: new SandboxLocks(
+      shared
+        ? {
+            shared: {
+              leases: store.leases,
+              holder: replicaId,
+              ttlMs: config.leaseTtlMs,
+              renewMs: config.leaseRenewMs,
+            },
+          }
+        : {},
+    ),
+    replicaId,
+    sharedStore: shared,
     events: createEvents(),
     forwards: new ForwardGate(),
     activity: new Map(),
@@ -91,11 +118,42 @@ export function createCore(options: CreateCoreOptions): Core {
   const follower = new EventFollower(deps);
   const webhookWorker = new DeliveryWorker(deps);
   let unwatchLifecycle: (() => void) | null = null;
+  // The background duties: exactly one replica runs them (the duties lease holder).
+  let leading = false;
+  const duties = {
+    async start() {
+      leading = true;
+      webhookWorker.start();
+      await follower.start();
+      await supervisor.start();
+    },
+    async stop() {
+      leading = false;
+      supervisor.stop();
+      follower.stop();
+      // Events already received are stored, not left for the next holder to fetch again.
+      await recorderFor(deps).flush();
+      await webhookWorker.stop();
+    },
+  };
+  const lease = shared
+    ? new DutyLease({
+        leases: store.leases,
+        holder: replicaId,
+        ttlMs: config.leaseTtlMs,
+        renewMs: config.leaseRenewMs,
+        log: options.log,
+        gain: duties.start,
+        lose: duties.stop,
+      })
+    : null;
   return {
     deps,
     supervisor,
     follower,
     webhookWorker,
+    replicaId,
+    leading: () => leading,
     async start() {
       for (const spec of builtinSpecs(deps.now(), options.defaultImage)) {
         await deps.repos.specs.upsert(spec);
@@ -103,17 +161,20 @@ export function createCore(options: CreateCoreOptions): Core {
       // Before reconciling, so that the status moves it makes reach webhooks and followers too.
       unwatchLifecycle = watchSandboxLifecycle(deps);
       if (config.warmPoolSize > 0) await ensurePoolOwner(deps);
-      webhookWorker.start();
-      await follower.start();
-      await supervisor.start();
+      if (lease) {
+        options.log.info(
+          { replica: replicaId },
+          "shared store: background duties run under a lease",
+        );
+        await lease.start();
+      } else {
+        await duties.start();
+      }
     },
     async stop() {
-      supervisor.stop();
-      follower.stop();
-      // Events already received are stored, not left for the next start to fetch again.
-      await recorderFor(deps).flush();
+      if (lease) await lease.stop();
+      else await duties.stop();
       unwatchLifecycle?.();
-      await webhookWorker.stop();
       await deps.agents.close();
     },
   };

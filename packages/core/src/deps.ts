@@ -4,8 +4,8 @@ import type { SandboxRuntime } from "@sandbox-server/runtime";
 import type { AgentServerClient } from "./agent-client";
 import type { Logger } from "./logger";
 import type { CoreMetrics } from "./metrics";
+import type { SandboxLocks } from "./replicas/sandbox-locks";
 import type { ForwardGate } from "./sandboxes/forward-gate";
-import type { KeyedLock } from "./shared/keyed-lock";
 
 export interface CoreConfig {
   /** How long a sandbox may take from STARTING to RUNNING before it is ERROR. */
@@ -58,6 +58,18 @@ export interface CoreConfig {
    * that says so; the whole event stays on the agent server.
    */
   storedEventMaxBytes: number;
+  /**
+   * Over a shared store (PostgreSQL, several replicas): how long a lease (the background duties,
+   * a sandbox's lifecycle lock) lasts without renewal, and how often its holder renews it. A
+   * replica that dies hands its duties over within `leaseTtlMs` + `leaseRenewMs`.
+   */
+  leaseTtlMs: number;
+  leaseRenewMs: number;
+  /**
+   * Over a shared store, how often the duties' holder looks for RUNNING sandboxes and
+   * conversations other replicas created or moved, to follow their events.
+   */
+  followerScanIntervalMs: number;
 }
 
 export interface WebhookTarget {
@@ -91,7 +103,12 @@ export interface CoreDeps {
   config: CoreConfig;
   log: Logger;
   now: () => number;
-  locks: KeyedLock;
+  /** Per-sandbox lifecycle lock; across replicas too over a shared store. */
+  locks: SandboxLocks;
+  /** This process's random id: the holder of its leases and webhook claims. */
+  replicaId: string;
+  /** Whether other replicas may use the store at once (`Store.shared`). */
+  sharedStore: boolean;
   events: EventEmitter<CoreEventMap>;
   /** Orders send-message forwards with pause/delete per sandbox (memory only, see ForwardGate). */
   forwards: ForwardGate;

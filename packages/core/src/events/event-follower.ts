@@ -8,10 +8,17 @@ import { ConversationFollower } from "./conversation-follower";
  * conversation's creation, and from a sandbox's return to RUNNING; stops on any other status and
  * on deletion. The control plane dials out to the agent servers' loopback ports; nothing in a
  * sandbox ever needs to reach the control plane.
+ *
+ * Over a shared store other replicas create conversations and move sandboxes without this
+ * process hearing of it, so it also scans the store every `followerScanIntervalMs`: follows what
+ * is RUNNING and not yet followed, stops what is no longer RUNNING. In-process events stay the
+ * fast path. Restartable (`stop()`, then `start()`): it runs while this replica holds the duties.
  */
 export class EventFollower {
   private readonly followers = new Map<string, ConversationFollower>();
   private unsubscribe: (() => void) | null = null;
+  private scanTimer: NodeJS.Timeout | null = null;
+  private scanning = false;
 
   constructor(private readonly deps: CoreDeps) {}
 
@@ -46,18 +53,58 @@ export class EventFollower {
     for (const sandbox of await this.deps.repos.sandboxes.listByStatus(["RUNNING"])) {
       await this.guard(sandbox.id, () => this.followSandbox(sandbox));
     }
+    // Stopped meanwhile (the lease moved on): no timer.
+    if (this.deps.sharedStore && this.active()) {
+      this.scanTimer = setInterval(() => void this.scan(), this.deps.config.followerScanIntervalMs);
+      this.scanTimer.unref();
+    }
   }
 
   stop(): void {
+    if (this.scanTimer) clearInterval(this.scanTimer);
+    this.scanTimer = null;
     this.unsubscribe?.();
     this.unsubscribe = null;
     for (const follower of this.followers.values()) follower.stop();
     this.followers.clear();
   }
 
+  private active(): boolean {
+    return this.unsubscribe !== null;
+  }
+
   /** Whether the conversation's events are being followed right now. */
   isFollowing(conversationId: string): boolean {
     return this.followers.has(conversationId);
+  }
+
+  /** One look at the store for what other replicas changed. */
+  private async scan(): Promise<void> {
+    if (this.scanning || !this.unsubscribe) return;
+    this.scanning = true;
+    try {
+      // Only followers that existed before the read are judged by it (a newer one is newer news).
+      const before = new Map(this.followers);
+      const running = await this.deps.repos.sandboxes.listByStatus(["RUNNING"]);
+      if (!this.unsubscribe) return;
+      const ids = new Set(running.map((sandbox) => sandbox.id));
+      for (const [id, follower] of before) {
+        if (ids.has(follower.sandboxId) || this.followers.get(id) !== follower) continue;
+        follower.stop();
+        this.followers.delete(id);
+      }
+      for (const sandbox of running) {
+        if (!this.unsubscribe) return;
+        await this.guard(sandbox.id, () => this.followSandbox(sandbox));
+      }
+    } catch (error) {
+      this.deps.log.warn(
+        { reason: errorMessage(error) },
+        "scanning for sandboxes to follow failed",
+      );
+    } finally {
+      this.scanning = false;
+    }
   }
 
   private async followSandbox(sandbox: SandboxRow): Promise<void> {

@@ -127,9 +127,11 @@ export class SandboxSupervisor {
     const { deps } = this;
     // Maybe just created by a live replica that has not taken its lock yet: looked at later.
     if (IN_FLIGHT.has(row.status) && deps.now() - row.updatedAt < IN_FLIGHT_GRACE_MS) return;
-    await deps.locks.tryRun(row.id, () => this.reconcileOne(row, seen)).catch((error: unknown) => {
-      deps.log.error({ sandboxId: row.id, reason: errorMessage(error) }, "reconcile failed");
-    });
+    await deps.locks
+      .tryRun(row.id, () => this.reconcileOne(row, seen))
+      .catch((error: unknown) => {
+        deps.log.error({ sandboxId: row.id, reason: errorMessage(error) }, "reconcile failed");
+      });
   }
 
   /** Shared store: STARTING and STOPPING rows whose replica died are finished here. */

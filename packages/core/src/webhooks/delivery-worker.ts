@@ -9,6 +9,8 @@ import { checkedConnector } from "./destination/checked-connector";
 
 /** Most due deliveries read per look at the outbox. */
 const MAX_CANDIDATES = 500;
+/** A claim covers one attempt (bounded by the webhook timeout) and the bookkeeping after it. */
+const CLAIM_MARGIN_MS = 5_000;
 
 /**
  * Sends the outbox. Decoupled from every request path: ingestion only writes rows and nudges the
@@ -19,12 +21,17 @@ const MAX_CANDIDATES = 500;
  * earlier one succeeded or failed for good. Rows left pending by a stop or crash are sent after
  * the next start (at-least-once; receivers dedupe on webhook-id). Every new
  * connection is vetted by the destination policy (`checkedConnector`).
+ *
+ * Each row is claimed (`webhookDeliveries.claim`, `FOR UPDATE SKIP LOCKED` on PostgreSQL) for
+ * `webhookTimeoutMs` + 5 s before it is sent, so two workers (two replicas while the duties lease
+ * changes hands) never send one row at once; a claim left by a killed replica expires and the row
+ * is sent again (same webhook-id). Restartable: `stop()` then `start()` (the duties lease moves).
  */
 export class DeliveryWorker {
   private readonly inFlight = new Map<number, Promise<void>>();
   private readonly share = new FairShare();
-  private readonly stopping = new AbortController();
-  private readonly dispatcher: Agent;
+  private stopping = new AbortController();
+  private dispatcher: Agent | null = null;
   private running = false;
   private pumpQueued = false;
   private pumping = false;
@@ -33,14 +40,15 @@ export class DeliveryWorker {
   private timerAt = Number.POSITIVE_INFINITY;
   private readonly nudge = () => this.schedulePump();
 
-  constructor(private readonly deps: CoreDeps) {
-    this.dispatcher = new Agent({
-      connect: checkedConnector(deps, deps.config.webhookTimeoutMs),
-      keepAliveTimeout: 10_000,
-    });
-  }
+  constructor(private readonly deps: CoreDeps) {}
 
   start(): void {
+    if (this.running) return;
+    this.stopping = new AbortController();
+    this.dispatcher = new Agent({
+      connect: checkedConnector(this.deps, this.deps.config.webhookTimeoutMs),
+      keepAliveTimeout: 10_000,
+    });
     this.running = true;
     this.deps.events.on("webhooks.queued", this.nudge);
     this.schedulePump();
@@ -54,7 +62,9 @@ export class DeliveryWorker {
     this.timer = null;
     this.stopping.abort();
     await Promise.allSettled([...this.inFlight.values()]);
-    await this.dispatcher.destroy().catch(() => undefined);
+    const dispatcher = this.dispatcher;
+    this.dispatcher = null;
+    await dispatcher?.destroy().catch(() => undefined);
   }
 
   get inFlightCount(): number {
@@ -110,7 +120,23 @@ export class DeliveryWorker {
       return;
     }
     if (!this.running) return;
-    for (const row of this.share.pick(due, free, perUser)) this.dispatch(row);
+    const picked = this.share.pick(due, free, perUser);
+    let claimed: Set<number>;
+    try {
+      const until = now + config.webhookTimeoutMs + CLAIM_MARGIN_MS;
+      const seqs = picked.map((row) => row.seq);
+      claimed = new Set(await repos.webhookDeliveries.claim(seqs, this.deps.replicaId, now, until));
+    } catch (error) {
+      for (const row of picked) this.share.release(row);
+      this.deps.log.error({ reason: errorMessage(error) }, "claiming webhook deliveries failed");
+      this.wakeAt(this.deps.now() + config.webhookBackoffBaseMs);
+      return;
+    }
+    for (const row of picked) {
+      // Another worker has it (or it is done): not ours to send.
+      if (claimed.has(row.seq) && this.running) this.dispatch(row);
+      else this.share.release(row);
+    }
   }
 
   private dispatch(row: DueDelivery): void {
@@ -147,13 +173,19 @@ export class DeliveryWorker {
   private async attempt(row: DueDelivery): Promise<void> {
     const hook = await this.deps.repos.webhooks.get(row.webhookId);
     if (!hook) return; // deleted meanwhile; its rows went with it
+    const dispatcher = this.dispatcher;
+    if (!dispatcher) return; // stopped meanwhile; the claim expires and the row is sent later
     const outcome = await postDelivery(hook, row, {
-      dispatcher: this.dispatcher,
+      dispatcher,
       timeoutMs: this.deps.config.webhookTimeoutMs,
       stopping: this.stopping.signal,
       now: this.deps.now(),
     });
-    if (outcome.kind === "interrupted") return;
+    if (outcome.kind === "interrupted") {
+      // Not an attempt: the claim is let go, so whoever runs the duties next sends it at once.
+      await this.deps.repos.webhookDeliveries.update(row.seq, { updatedAt: this.deps.now() });
+      return;
+    }
     await recordOutcome(this.deps, row, outcome);
   }
 }
