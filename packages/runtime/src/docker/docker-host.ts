@@ -52,6 +52,11 @@ export class DockerHost {
     return this.health.state === "up";
   }
 
+  /** Not known to be down: up, or not probed yet (worth asking). */
+  get isReachable(): boolean {
+    return this.health.state !== "down";
+  }
+
   describe(): string {
     return describeDockerHost(this.config);
   }

@@ -212,7 +212,7 @@ export class MultiHostRuntime
   async list(): Promise<RuntimeSandbox[]> {
     const listed = await Promise.all(
       this.hosts.map(async (host) => {
-        if (!host.isUp) return [];
+        if (!host.isReachable) return [];
         try {
           const sandboxes = await host.bounded(host.runtime.list(), "a listing");
           for (const sandbox of sandboxes) this.locations.set(sandbox.sandboxId, host);
@@ -277,6 +277,8 @@ export class MultiHostRuntime
   private watchExits(): void {
     if (this.watchingExits) return;
     this.watchingExits = true;
+    // Someone wants to know when sandboxes end: that includes their hosts going down.
+    this.startTimer();
     for (const host of this.hosts) {
       host.runtime.on("exit", (sandboxId, detail) => {
         this.locations.set(sandboxId, host);
@@ -328,7 +330,7 @@ export class MultiHostRuntime
 
   /** The live host with the most free capacity; a host that cannot be asked is passed over. */
   private async place(sandboxId: string, memoryBytes: number): Promise<DockerHost> {
-    const live = this.hosts.filter((host) => host.isUp);
+    const live = this.hosts.filter((host) => host.isReachable);
     const loads = await Promise.all(
       live.map(async (host): Promise<HostLoad | null> => {
         try {
@@ -346,7 +348,7 @@ export class MultiHostRuntime
     const chosen = live.find((host) => host.name === placement.host);
     if (placement.host === null || chosen === undefined) {
       const why = placement.host === null ? placement.why : "the chosen host vanished";
-      const down = this.hosts.filter((host) => !host.isUp).map((host) => host.downDetail());
+      const down = this.hosts.filter((host) => !host.isReachable).map((host) => host.downDetail());
       throw new Error(`sandbox ${sandboxId} cannot be placed: ${[why, ...down].join("; ")}`);
     }
     return chosen;
@@ -359,7 +361,7 @@ export class MultiHostRuntime
     if (known !== undefined) return known;
     const found = await Promise.all(
       this.hosts.map(async (host) => {
-        if (!host.isUp) return null;
+        if (!host.isReachable) return null;
         return (await host.holds(sandboxId).catch(() => false)) ? host : null;
       }),
     );
@@ -391,7 +393,7 @@ export class MultiHostRuntime
 
   /** No live host has it; a host that is down might. */
   private missingDetail(): string {
-    const down = this.hosts.filter((host) => !host.isUp);
+    const down = this.hosts.filter((host) => !host.isReachable);
     if (down.length === 0) return "no container for this sandbox on any Docker host";
     return `no container for this sandbox on the live Docker hosts; not answering: ${down.map((host) => host.downDetail()).join("; ")}`;
   }
