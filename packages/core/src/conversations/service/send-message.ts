@@ -3,7 +3,7 @@ import { agentErrorDetail } from "../../agent-client";
 import type { CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import type { AppSendMessageResponse } from "../contracts";
-import { findOwnedConversation } from "./find-conversation";
+import { type SendMessageTargets, sendMessageTargets } from "../send-message-targets";
 
 const NOT_RUNNING = new Set(["PAUSED", "STARTING", "STOPPING"]);
 
@@ -18,6 +18,13 @@ const NOT_SENT = new Set(["ECONNREFUSED", "UND_ERR_CONNECT_TIMEOUT", "ENOTFOUND"
  * Ordered with pause and delete (ForwardGate): the forward is admitted before the sandbox's status
  * is read, so a pause or delete either waits for it or has already refused it (409) — no agent
  * server is frozen with this message in flight, and a 409 means it was never sent.
+ *
+ * The conversation and sandbox rows may come from memory (`SendMessageTargets`), but only a
+ * success is decided on remembered rows: a refusal found on one, or a forward to a remembered
+ * agent server that did not leave (refused connection) or that does not know the conversation
+ * (404), is decided again on fresh reads — so the answer is the one the store's state gives, in
+ * the specification's order (404 → 410 → 404 → 409 → 503). A forward whose delivery is unknown is
+ * never repeated.
  */
 export async function sendMessage(
   deps: CoreDeps,
@@ -25,7 +32,43 @@ export async function sendMessage(
   conversationId: string,
   body: string | Buffer,
 ): Promise<AppSendMessageResponse> {
-  const conversation = await findOwnedConversation(deps, ownerId, conversationId);
+  const targets = sendMessageTargets(deps);
+  try {
+    return await sendOnce(deps, targets, true, ownerId, conversationId, body);
+  } catch (error) {
+    if (!(error instanceof DecidedFromMemory)) throw error;
+    targets.forget(conversationId, error.sandboxId);
+    return await sendOnce(deps, targets, false, ownerId, conversationId, body);
+  }
+}
+
+/** A refusal reached on remembered rows: to be decided again on fresh ones. */
+class DecidedFromMemory extends Error {
+  constructor(readonly sandboxId: string) {
+    super("decided on remembered rows");
+  }
+}
+
+async function sendOnce(
+  deps: CoreDeps,
+  targets: SendMessageTargets,
+  fromMemory: boolean,
+  ownerId: string,
+  conversationId: string,
+  body: string | Buffer,
+): Promise<AppSendMessageResponse> {
+  const read = fromMemory
+    ? await targets.conversation(conversationId)
+    : { row: await targets.readConversation(conversationId), remembered: false };
+  const conversation = read.row;
+  let remembered = read.remembered;
+  // Refusals found on a remembered row are decided again on fresh ones.
+  const refuse = (sandboxId: string, error: AppError) =>
+    remembered ? new DecidedFromMemory(sandboxId) : error;
+  if (!conversation || conversation.ownerId !== ownerId) {
+    // Another user's conversation is indistinguishable from a missing one.
+    throw new AppError("CONVERSATION_NOT_FOUND", `Conversation ${conversationId} was not found`);
+  }
   if (conversation.archived) {
     throw new AppError(
       "CONVERSATION_ARCHIVED",
@@ -45,17 +88,30 @@ export async function sendMessage(
     );
   }
   try {
-    const sandbox = await readRunningSandbox(deps, sandboxId);
+    const found = fromMemory
+      ? await targets.sandbox(sandboxId)
+      : { row: await targets.readSandbox(sandboxId), remembered: false };
+    remembered ||= found.remembered;
+    const refusal = refusalFor(sandboxId, found.row);
+    if (refusal) throw refuse(sandboxId, refusal);
+    const sandbox = found.row as SandboxRow;
     const response = await forward(
       deps,
       sandbox,
       `/api/conversations/${conversation.id}/events`,
       body,
-    );
+    ).catch((error: unknown) => {
+      targets.forget(conversation.id, sandboxId);
+      // Not sent to a remembered agent server (it may have moved): decided again, fresh.
+      if (found.remembered && notDelivered(error)) throw new DecidedFromMemory(sandboxId);
+      throw error;
+    });
     if (response.status >= 400) {
-      throw new AppError("AGENT_SERVER_REJECTED", agentErrorDetail(response.body), {
+      const rejected = new AppError("AGENT_SERVER_REJECTED", agentErrorDetail(response.body), {
         status: response.status,
       });
+      // The agent server does not know the conversation: a remembered one may be gone here too.
+      throw response.status === 404 ? refuse(sandboxId, rejected) : rejected;
     }
     deps.activity.set(sandbox.id, deps.now());
     return { success: true, sandbox_status: "RUNNING", message: null };
@@ -64,14 +120,13 @@ export async function sendMessage(
   }
 }
 
-/** The sandbox, when it is RUNNING with an agent server; 404, 409 or 503 otherwise. */
-async function readRunningSandbox(deps: CoreDeps, sandboxId: string): Promise<SandboxRow> {
-  const sandbox = await deps.repos.sandboxes.get(sandboxId);
+/** Why a message cannot go to this sandbox (404, 409 or 503), or null when it is RUNNING. */
+function refusalFor(sandboxId: string, sandbox: SandboxRow | undefined): AppError | null {
   if (!sandbox) {
-    throw new AppError("SANDBOX_NOT_FOUND", `Sandbox ${sandboxId} was not found`);
+    return new AppError("SANDBOX_NOT_FOUND", `Sandbox ${sandboxId} was not found`);
   }
   if (NOT_RUNNING.has(sandbox.status)) {
-    throw new AppError(
+    return new AppError(
       "SANDBOX_NOT_RUNNING",
       `Sandbox ${sandbox.id} is ${sandbox.status}; it must be RUNNING. ` +
         (sandbox.status === "PAUSED"
@@ -81,13 +136,21 @@ async function readRunningSandbox(deps: CoreDeps, sandboxId: string): Promise<Sa
     );
   }
   if (sandbox.status !== "RUNNING" || !sandbox.agentServerUrl) {
-    throw new AppError(
+    return new AppError(
       "SANDBOX_UNAVAILABLE",
       `Sandbox ${sandbox.id} is ${sandbox.status}${sandbox.statusDetail ? `: ${sandbox.statusDetail}` : ""}`,
       { details: { sandbox_id: sandbox.id, sandbox_status: sandbox.status } },
     );
   }
-  return sandbox;
+  return null;
+}
+
+/** A forward's 503 that says the message did not leave. */
+function notDelivered(error: unknown): boolean {
+  return (
+    error instanceof AppError &&
+    (error.details as { delivered?: string } | undefined)?.delivered === "no"
+  );
 }
 
 /**
