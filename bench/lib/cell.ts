@@ -1,8 +1,8 @@
-import { cpuTicks, ticksToMicros } from "./proc";
+import { type CpuSubject, cpuTicks, isSampled, ticksToMicros } from "./proc";
 import { type LoadTarget, runWrk, type WrkRun } from "./wrk";
 
-/** The processes whose CPU a cell samples, by name (a pid ≤ 0 is not sampled). */
-export type Pids = Record<string, number>;
+/** The processes (or threads) whose CPU a cell samples, by name (a pid ≤ 0 is not sampled). */
+export type Pids = Record<string, CpuSubject>;
 
 /** One load level against one target: wrk's figures and each process's CPU per request. */
 export interface Cell extends WrkRun {
@@ -28,7 +28,7 @@ export async function measureCell(
   pids: Pids,
   settle: () => Promise<unknown> = async () => undefined,
 ): Promise<Cell> {
-  const names = Object.keys(pids).filter((name) => (pids[name] ?? 0) > 0);
+  const names = Object.keys(pids).filter((name) => isSampled(pids[name] ?? 0));
   const before = Object.fromEntries(names.map((name) => [name, cpuTicks(pids[name] ?? 0)]));
   const run = await runWrk(target, connections, seconds);
   const settleStarted = performance.now();

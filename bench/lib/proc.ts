@@ -10,10 +10,21 @@ export const CLK_TCK = (() => {
   }
 })();
 
-/** utime + stime of a process in clock ticks; 0 once it is gone. */
-export function cpuTicks(pid: number): number {
+/** A process (its pid), or one of its threads: `{ pid, tid }` (a process's main thread: tid = pid). */
+export type CpuSubject = number | { pid: number; tid: number };
+
+/** Whether a subject names a process to sample (a pid ≤ 0 is a side's placeholder). */
+export const isSampled = (subject: CpuSubject) =>
+  (typeof subject === "number" ? subject : subject.pid) > 0;
+
+/** utime + stime of a process, or of one of its threads, in clock ticks; 0 once it is gone. */
+export function cpuTicks(subject: CpuSubject): number {
+  const file =
+    typeof subject === "number"
+      ? `/proc/${subject}/stat`
+      : `/proc/${subject.pid}/task/${subject.tid}/stat`;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const stat = readFileSync(file, "utf8");
     // The command name (field 2) may hold spaces and parentheses: count fields after the last ')'.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     // Fields 14 and 15 of the whole line are 12 and 13 here (field 3 is the first after ')').
