@@ -105,6 +105,16 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
     await this.hostSetup.ensure();
   }
 
+  /**
+   * Opens the daemon's event stream anew, replaying from the last event seen. For a daemon that
+   * was unreachable: a connection cut without a reset may hang forever without ending.
+   */
+  reconnectExitWatch(): void {
+    if (this.closed || this.listenerCount("exit") === 0) return;
+    this.exitWatcher.stop();
+    this.exitWatcher.start();
+  }
+
   async start(options: StartSandboxOptions): Promise<RuntimeSandbox> {
     const { sandboxId } = options;
     assertValidSandboxId(sandboxId);

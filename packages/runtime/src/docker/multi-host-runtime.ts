@@ -307,6 +307,7 @@ export class MultiHostRuntime
    */
   private async onHostUp(host: DockerHost): Promise<void> {
     this.logger.info({ dockerHost: host.name }, `Docker host ${host.describe()} answers`);
+    host.runtime.reconnectExitWatch();
     try {
       await host.runtime.prepare();
       for (const sandboxId of [...host.pendingDeletes]) {
