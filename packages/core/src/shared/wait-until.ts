@@ -23,11 +23,21 @@ export interface WaitUntilOptions<T> {
   /** Calls `wake` whenever what `read` answers may have changed; returns the unsubscribe. */
   subscribe: (wake: () => void) => () => void;
   timeoutMs: number;
+  /**
+   * Also read again this often. Over a shared store another replica's changes raise no event
+   * here, so the wait falls back to polling (`sharedStorePollMs`).
+   */
+  pollMs?: number;
+}
+
+/** How often a long poll reads again over a shared store (see `WaitUntilOptions.pollMs`). */
+export function sharedStorePollMs(deps: { sharedStore: boolean }): { pollMs?: number } {
+  return deps.sharedStore ? { pollMs: 1_000 } : {};
 }
 
 /**
  * A server-side long poll: reads, and reads again only when `subscribe` signals a change (no
- * polling), until `done` or the time is up; answers the last value read either way. A change
+ * polling, unless `pollMs` asks for it), until `done` or the time is up; answers the last value read either way. A change
  * signalled while a read runs is not lost (the next read follows at once).
  */
 export async function waitUntil<T>(options: WaitUntilOptions<T>): Promise<T> {
@@ -48,7 +58,7 @@ export async function waitUntil<T>(options: WaitUntilOptions<T>): Promise<T> {
       if (!changed) {
         await new Promise<void>((resolve) => {
           wake = resolve;
-          timer = setTimeout(resolve, left);
+          timer = setTimeout(resolve, Math.min(left, options.pollMs ?? left));
         });
         clearTimeout(timer);
       }

@@ -1,5 +1,5 @@
 import type { CoreDeps, SandboxStatusChange } from "../../deps";
-import { waitUntil } from "../../shared/wait-until";
+import { sharedStorePollMs, waitUntil } from "../../shared/wait-until";
 import type { AppConversation } from "../contracts";
 import { getConversation } from "./read-conversations";
 
@@ -34,6 +34,7 @@ export function waitForConversation(
 ): Promise<AppConversation> {
   let sandboxId: string | null = null;
   return waitUntil({
+    ...sharedStorePollMs(deps),
     read: async () => {
       const conversation = await getConversation(deps, ownerId, id);
       sandboxId = conversation.sandbox_id;

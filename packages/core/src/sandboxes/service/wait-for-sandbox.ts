@@ -1,12 +1,13 @@
 import type { SandboxRow } from "@sandbox-server/db";
 import type { CoreDeps, SandboxStatusChange } from "../../deps";
-import { waitUntil } from "../../shared/wait-until";
+import { sharedStorePollMs, waitUntil } from "../../shared/wait-until";
 import { findOwnedSandbox } from "./status";
 
 /**
  * The caller's sandbox once its status is `status` — or ERROR, which it does not leave by itself —
- * or after `timeoutMs` (then as it is). Woken by the core's status events, never by polling; a
- * sandbox deleted meanwhile is 404 like any read.
+ * or after `timeoutMs` (then as it is). Woken by the core's status events (over a shared store
+ * also every second: another replica's moves raise no event here); a sandbox deleted meanwhile
+ * is 404 like any read.
  */
 export function waitForSandbox(
   deps: CoreDeps,
@@ -16,6 +17,7 @@ export function waitForSandbox(
   timeoutMs: number,
 ): Promise<SandboxRow> {
   return waitUntil({
+    ...sharedStorePollMs(deps),
     read: () => findOwnedSandbox(deps, ownerId, id),
     done: (row) => row.status === status || row.status === "ERROR",
     subscribe: (wake) => {
