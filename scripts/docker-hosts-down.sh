@@ -18,15 +18,23 @@ for path in /run/netns/sandbox-server-h[1-9] "$DH_RUN"/h[1-9]; do
   [[ " ${names[*]-} " == *" $name "* ]] || names+=("$name")
 done
 
+# A clean stop first, all hosts at once, so each dockerd unmounts and records its containers as
+# stopped; what is still there after 15 s is killed.
+pids=()
 for name in "${names[@]}"; do
-  # A clean stop first, so dockerd unmounts and records its containers as stopped.
   if pid="$(dh_dockerd_pid "$name")"; then
     kill -TERM "$pid" 2>/dev/null || true
-    for _ in $(seq 1 75); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.2
-    done
+    pids+=("$pid")
   fi
+done
+for _ in $(seq 1 75); do
+  alive=0
+  for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+  [ "$alive" -eq 0 ] && break
+  sleep 0.2
+done
+
+for name in "${names[@]}"; do
   dh_kill_host "$name" || true
   dh_remove_cgroups "$name"
   ns="$(dh_netns "$name")"

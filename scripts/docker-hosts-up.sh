@@ -140,13 +140,17 @@ for i in $(seq 1 "$COUNT"); do
     start_dockerd "$name"
   fi
 done
+loads=()
 for i in $(seq 1 "$COUNT"); do
   name="$(dh_name "$i")"
   wait_for "$name"
-  load_images "$name"
+  # The hosts load the image side by side.
+  load_images "$name" &
+  loads+=("$!")
   address="$(dh_address "$name")"
   value="${value:+$value,}$name=tcp://$address:2375@$address"
 done
+for pid in "${loads[@]}"; do wait "$pid" || dh_die "loading the image into a host failed"; done
 printf 'DOCKER_HOSTS=%s\n' "$value" >"$DH_STATE/env"
 dh_log "$COUNT host(s) up; DOCKER_HOSTS written to $DH_STATE/env"
 printf '%s\n' "$value"
