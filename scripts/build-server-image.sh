@@ -136,9 +136,10 @@ stage_context() {
   cp -r "$SERVER_DIR/dist/drizzle" "$context/app/apps/server/dist/drizzle"
   cp -r "$SERVER_DIR/dist/drizzle-pg" "$context/app/apps/server/dist/drizzle-pg"
   cp "$AGENT_BUNDLE" "$context/app/apps/agent-server/dist/agent-server.js"
-  # Both bundles are ESM; their package.json says so (and nothing else is needed of it).
+  # The server bundle is ESM, the agent server's CommonJS; their package.json says so (and
+  # nothing else is needed of it).
   echo '{"type":"module"}' >"$context/app/apps/server/package.json"
-  echo '{"type":"module"}' >"$context/app/apps/agent-server/package.json"
+  echo '{"type":"commonjs"}' >"$context/app/apps/agent-server/package.json"
   node "$ROOT/scripts/stage-server-modules.mjs" "$context/app"
   stage_debs "$base" "$context/debs"
 }
