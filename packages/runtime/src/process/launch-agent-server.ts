@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { type FSWatcher, watch } from "node:fs";
 import { constants } from "node:os";
 import type { Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -135,26 +136,58 @@ function writeAndClose(stream: Writable | null, data: Buffer): void {
   stream.end(data);
 }
 
+// The log is read again when it changes (inotify) and at least this often (a missed event, a
+// file system without notifications, an exit that writes nothing).
+const LOG_POLL_MS = 25;
+
 async function waitForListeningLine(
   options: LaunchOptions,
   fromOffset: number,
   hasExited: () => boolean,
 ): Promise<number | null> {
   const deadline = Date.now() + options.listenTimeoutMs;
+  const changes = watchChanges(options.logFile);
   let offset = fromOffset;
   let partialLine = "";
-  while (Date.now() < deadline) {
-    // Read once more after an exit: the line may have been written just before it.
-    const exitedBeforeRead = hasExited();
-    const chunk = await readLogFrom(options.logFile, offset);
-    offset = chunk.end;
-    const text = partialLine + chunk.text;
-    const lastBreak = text.lastIndexOf("\n");
-    partialLine = text.slice(lastBreak + 1);
-    const port = findListeningPort(text.slice(0, lastBreak + 1));
-    if (port !== null) return port;
-    if (exitedBeforeRead) return null;
-    await sleep(25);
+  try {
+    while (Date.now() < deadline) {
+      // Read once more after an exit: the line may have been written just before it.
+      const exitedBeforeRead = hasExited();
+      const changed = changes.next();
+      const chunk = await readLogFrom(options.logFile, offset);
+      offset = chunk.end;
+      const text = partialLine + chunk.text;
+      const lastBreak = text.lastIndexOf("\n");
+      partialLine = text.slice(lastBreak + 1);
+      const port = findListeningPort(text.slice(0, lastBreak + 1));
+      if (port !== null) return port;
+      if (exitedBeforeRead) return null;
+      await Promise.race([changed, sleep(LOG_POLL_MS)]);
+    }
+    return null;
+  } finally {
+    changes.close();
   }
-  return null;
+}
+
+/**
+ * Resolves `next()` at the file's next change after the call. The listening line is the start's
+ * last step, and a fixed poll added half its interval to every start on average.
+ */
+function watchChanges(file: string): { next: () => Promise<void>; close: () => void } {
+  let wake: (() => void) | null = null;
+  let watcher: FSWatcher | null = null;
+  try {
+    watcher = watch(file, { persistent: false }, () => wake?.());
+    watcher.on("error", () => watcher?.close());
+  } catch {
+    // No notifications here: the poll alone.
+  }
+  return {
+    next: () =>
+      new Promise<void>((resolve) => {
+        wake = resolve;
+      }),
+    close: () => watcher?.close(),
+  };
 }
