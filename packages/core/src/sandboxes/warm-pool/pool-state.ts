@@ -58,7 +58,15 @@ export function poolState(deps: CoreDeps): PoolState {
   return state;
 }
 
-/** A claim took a member: refill now rather than at the next supervisor pass. */
+/**
+ * How long a claim's refill waits before it starts. Starting a sandbox costs a burst of CPU (a
+ * container create in dockerd, or bwrap and node), which on a small host delayed the claim's own
+ * answer and its owner's first calls; the pool still has its other members meanwhile.
+ */
+export const REFILL_AFTER_CLAIM_MS = 250;
+
+/** A claim took a member: refill shortly rather than at the next supervisor pass. */
 export function refillWarmPoolSoon(deps: CoreDeps): void {
-  poolState(deps).wake?.();
+  const state = poolState(deps);
+  setTimeout(() => state.wake?.(), REFILL_AFTER_CLAIM_MS).unref();
 }

@@ -33,6 +33,7 @@ async function refill(deps: CoreDeps): Promise<void> {
   if (members.length === 0 && size <= 0) return;
   const spec = await resolveSpec(deps, undefined);
   const live = members.filter((row) => LIVE.has(row.status) && row.specId === spec.id);
+  keepConnected(deps, live);
   const surplus = live.slice(Math.max(size, 0));
   const dead = members.filter((row) => !live.includes(row));
   for (const row of [...dead, ...surplus]) {
@@ -58,6 +59,36 @@ async function refill(deps: CoreDeps): Promise<void> {
       return;
     }
   }
+}
+
+/**
+ * Agent servers close a connection idle for 5 s (undici lets it go 2 s before that): a claim
+ * after a quiet spell would open a new one, through Docker's port proxy too. A probe every
+ * KEEP_CONNECTED_MS over the agent client's pool, to each RUNNING member, keeps one open for the
+ * claim's key rotation. Probes are not activity (no idle pause) and not logged.
+ */
+const KEEP_CONNECTED_MS = 2_000;
+const lastProbe = new WeakMap<CoreDeps, Map<string, number>>();
+
+function keepConnected(deps: CoreDeps, live: readonly SandboxRow[]): void {
+  const probed = lastProbe.get(deps) ?? new Map<string, number>();
+  lastProbe.set(deps, probed);
+  const now = performance.now();
+  const running = new Set<string>();
+  for (const row of live) {
+    if (row.status !== "RUNNING" || !row.agentServerUrl) continue;
+    running.add(row.id);
+    if (now - (probed.get(row.id) ?? Number.NEGATIVE_INFINITY) < KEEP_CONNECTED_MS) continue;
+    probed.set(row.id, now);
+    void deps.agents
+      .request(row.agentServerUrl, row.sessionApiKey, {
+        method: "GET",
+        path: "/health",
+        timeoutMs: 2_000,
+      })
+      .catch(() => undefined);
+  }
+  for (const id of probed.keys()) if (!running.has(id)) probed.delete(id);
 }
 
 /**
