@@ -38,13 +38,14 @@ mkdir -p "$DH_STATE" "$DH_RUN" /run/containerd
 
 ensure_bridge() {
   if ! ip link show "$DH_BRIDGE" >/dev/null 2>&1; then
-    if ip route show | grep -q "^$DH_SUBNET_PREFIX.0/24"; then
+    # Read whole first: with pipefail, grep -q leaving early would fail the pipeline (SIGPIPE).
+    if grep -q "^$DH_SUBNET_PREFIX.0/24" <<<"$(ip route show)"; then
       dh_die "$DH_SUBNET_PREFIX.0/24 is already routed on this machine; set DOCKER_HOSTS_SUBNET_PREFIX"
     fi
     ip link add "$DH_BRIDGE" type bridge
     dh_log "bridge $DH_BRIDGE created"
   fi
-  ip addr show dev "$DH_BRIDGE" | grep -q "inet $DH_GATEWAY/24" ||
+  grep -q "inet $DH_GATEWAY/24" <<<"$(ip addr show dev "$DH_BRIDGE")" ||
     ip addr add "$DH_GATEWAY/24" dev "$DH_BRIDGE"
   ip link set "$DH_BRIDGE" up
 }

@@ -160,12 +160,13 @@ describe.skipIf(dockerHosts === undefined)("sandboxes over several Docker hosts"
 
   afterAll(async () => {
     // Whatever happened, both hosts answer again and nothing of this suite is left on them.
+    const problems: unknown[] = [];
     try {
       setLink("h2", "up");
-    } catch {
-      // not there
+      script("docker-hosts-up.sh", String(hosts.length));
+    } catch (error) {
+      problems.push(error);
     }
-    script("docker-hosts-up.sh", String(hosts.length));
     if (plane) {
       const listed = await api("GET", "/api/v1/sandboxes/search?limit=100").catch(() => null);
       for (const sandbox of listed?.body?.items ?? []) {
@@ -173,8 +174,9 @@ describe.skipIf(dockerHosts === undefined)("sandboxes over several Docker hosts"
       }
       await plane.server.close();
     }
-    const instance = readFileSync(path.join(dataDir, "instance-id"), "utf8").trim();
-    for (const host of hosts) {
+    const instanceFile = path.join(dataDir, "instance-id");
+    const instance = existsSync(instanceFile) ? readFileSync(instanceFile, "utf8").trim() : null;
+    for (const host of instance === null ? [] : hosts) {
       const left = dockerOn(host.name, [
         "ps",
         "-aq",
@@ -193,6 +195,8 @@ describe.skipIf(dockerHosts === undefined)("sandboxes over several Docker hosts"
     }
     rmSync(dataDir, { recursive: true, force: true });
     if (process.env.MULTI_HOST_LOGS) console.log(logs);
+    // Reported once the clean-up is done, not instead of it.
+    if (problems.length > 0) throw problems[0];
   });
 
   // Shared by the steps below, which follow one another as one story.
