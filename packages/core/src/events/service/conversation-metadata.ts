@@ -19,6 +19,18 @@ export function eventActivity(event: IncomingEvent, eventMs: number): EventActiv
   return { eventMs, executionStatus, title };
 }
 
+/**
+ * Two events' activity as one, for one update per conversation per batch: the same record as
+ * applying `earlier`, then `later` (times only forward, the newer status, the first title).
+ */
+export function mergeActivity(earlier: EventActivity, later: EventActivity): EventActivity {
+  return {
+    eventMs: Math.max(earlier.eventMs, later.eventMs),
+    executionStatus: later.executionStatus ?? earlier.executionStatus,
+    title: earlier.title ?? later.title,
+  };
+}
+
 /** execution_status from a `full_state` frame, when it differs from the record's. */
 export function fullStatePatch(row: ConversationRow, value: unknown): ConversationPatch | null {
   const status = ExecutionStatus.safeParse(

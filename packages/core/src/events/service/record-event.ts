@@ -1,8 +1,8 @@
-import type { ConversationRow, Repositories } from "@sandbox-server/db";
+import type { ConversationRow, EventActivity, Repositories, WebhookRow } from "@sandbox-server/db";
 import type { CoreDeps } from "../../deps";
 import { queueDeliveries } from "../../webhooks/service/queue-deliveries";
 import type { IncomingEvent } from "../contracts";
-import { eventActivity } from "./conversation-metadata";
+import { eventActivity, mergeActivity } from "./conversation-metadata";
 
 export interface EventToRecord {
   conversation: ConversationRow;
@@ -14,16 +14,33 @@ export interface EventToRecord {
  * Stores events of conversations, updates each conversation's record and queues each event for
  * every matching webhook, all in one transaction: events are stored with their outbox rows or not
  * at all. A resent event (same id) changes nothing. Returns, per event, whether it was new.
+ *
+ * The batch costs the loop once per conversation and owner, not once per event: each
+ * conversation's record is updated once with its new events' activity merged in order (the same
+ * record as one update per event), and each owner's webhooks are read once.
  */
 export async function recordEvents(deps: CoreDeps, items: EventToRecord[]): Promise<boolean[]> {
   let queued = 0;
   const stored = await deps.transaction(async (tx) => {
     const news: boolean[] = [];
+    const activity = new Map<string, EventActivity>();
+    const hooksOf = new Map<string, WebhookRow[]>();
     for (const item of items) {
-      const count = await storeEvent(deps, tx, item);
-      if (count !== null) queued += count;
-      news.push(count !== null);
+      const isNew = await insertEvent(deps, tx, item);
+      news.push(isNew);
+      if (!isNew) continue;
+      const { conversation, event, timestampUs } = item;
+      const next = eventActivity(event, Math.floor(timestampUs / 1000));
+      const before = activity.get(conversation.id);
+      activity.set(conversation.id, before ? mergeActivity(before, next) : next);
+      let hooks = hooksOf.get(conversation.ownerId);
+      if (!hooks) {
+        hooks = await tx.webhooks.listByOwner(conversation.ownerId);
+        hooksOf.set(conversation.ownerId, hooks);
+      }
+      if (hooks.length > 0) queued += await queueEvent(deps, tx, item, hooks);
     }
+    for (const [id, merged] of activity) await tx.conversations.recordEventActivity(id, merged);
     return news;
   });
   const now = deps.now();
@@ -39,14 +56,13 @@ export async function recordEvents(deps: CoreDeps, items: EventToRecord[]): Prom
   return stored;
 }
 
-/** One event, inside the caller's transaction; the number of deliveries queued, null if known. */
-async function storeEvent(
+/** One event's row, inside the caller's transaction; false when its id is already stored. */
+function insertEvent(
   deps: CoreDeps,
   tx: Repositories,
   { conversation, event, timestampUs }: EventToRecord,
-): Promise<number | null> {
-  const eventMs = Math.floor(timestampUs / 1000);
-  const stored = await tx.conversationEvents.insertIfNew({
+): Promise<boolean> {
+  return tx.conversationEvents.insertIfNew({
     id: event.id,
     conversationId: conversation.id,
     ownerId: conversation.ownerId,
@@ -57,8 +73,15 @@ async function storeEvent(
     body: event,
     receivedAt: deps.now(),
   });
-  if (!stored) return null;
-  await tx.conversations.recordEventActivity(conversation.id, eventActivity(event, eventMs));
+}
+
+/** The event's outbox rows for the owner's matching webhooks (`hooks`); how many. */
+function queueEvent(
+  deps: CoreDeps,
+  tx: Repositories,
+  { conversation, event }: EventToRecord,
+  hooks: WebhookRow[],
+): Promise<number> {
   return queueDeliveries(
     deps,
     {
@@ -74,5 +97,6 @@ async function storeEvent(
       },
     },
     tx,
+    hooks,
   );
 }

@@ -14,15 +14,19 @@ export interface Occurrence {
 /**
  * Writes one outbox row per matching webhook of the owner. Pass the transaction's repositories
  * (`repos`), so the occurrence and its outbox rows are committed together or not at all. Returns
- * the row count.
+ * the row count. `ownerHooks`, when given, are the owner's webhooks as read in that transaction
+ * (a batch of events reads them once per owner, not once per event).
  */
 export async function queueDeliveries(
   deps: CoreDeps,
   occurrence: Occurrence,
   repos: Repositories = deps.repos,
+  ownerHooks?: WebhookRow[],
 ): Promise<number> {
+  const candidates = ownerHooks ?? (await repos.webhooks.listByOwner(occurrence.ownerId));
+  if (candidates.length === 0) return 0;
   const hooks: WebhookRow[] = [];
-  for (const hook of await repos.webhooks.listByOwner(occurrence.ownerId)) {
+  for (const hook of candidates) {
     if (
       wantsKind(hook, occurrence.payload.kind) &&
       (await inScope(repos, hook, occurrence.payload))
