@@ -50,7 +50,7 @@ export interface TestServer {
   /** Runs a query on the store's database over a connection of its own (what is really stored). */
   rawQuery: (sql: string) => Promise<Record<string, unknown>[]>;
   /** Restarts the control plane over the same data directory (sandboxes keep running). */
-  restart: () => Promise<void>;
+  restart: (config?: Partial<CoreConfig>) => Promise<void>;
   close: () => Promise<void>;
 }
 
@@ -159,14 +159,14 @@ export async function startTestServer(
   };
   let runtime = await createRuntime(kind, dataDir, options.sandboxing);
   const database = testStore() === "postgres" ? await freshPostgresDatabase() : null;
-  const boot = () =>
+  const boot = (overrides: Partial<CoreConfig> = {}) =>
     startServer({
       dataDir,
       databaseUrl: database?.url,
       runtime,
       log,
       adminApiKey: ADMIN_KEY,
-      config,
+      config: { ...config, ...overrides },
       metricsToken: options.metricsToken,
     });
   let server = await boot();
@@ -252,10 +252,10 @@ export async function startTestServer(
         raw.close();
       }
     },
-    async restart() {
+    async restart(overrides) {
       await server.close();
       runtime = await createRuntime(kind, dataDir, options.sandboxing);
-      server = await boot();
+      server = await boot(overrides);
     },
     async close() {
       // Through the server's own runtime first: its per-sandbox lock orders each delete after a

@@ -382,6 +382,10 @@ describe("delivering events", () => {
   });
 
   it("loses nothing while the receiver is down across a control-plane restart", async () => {
+    // Within the retry budget: with this suite's 40–200 ms backoff, five attempts are over in under
+    // a second, far less than the receiver stays down here (the real budget is hours).
+    const budget = { webhookMaxAttempts: 10_000 };
+    Object.assign(t.server.core.deps.config, budget);
     const conv = await createConversation();
     const r = await receiver();
     const hook = await register({ url: r.url, conversation_id: conv.id });
@@ -397,12 +401,14 @@ describe("delivering events", () => {
     });
     expect(direct.status).toBe(200);
     await waitForExecution(conv.conversation_url, conv.session_api_key);
-    await t.restart();
+    await t.restart(budget);
     await r.up();
     const events = await waitForAll(r, conv);
     expect(JSON.stringify(events)).toContain("while-restarting");
     expect(r.delivered().every((x) => verifySignature(hook.secret, x))).toBe(true);
     await t.api("DELETE", `/api/v1/webhooks/${hook.id}`, { key: alice });
+    // Back to the suite's own budget for the tests after this one.
+    await t.restart();
   });
 
   it("a hanging receiver does not change send-message behaviour", async () => {
