@@ -15,12 +15,21 @@ const CLAIMS = 10;
 /** How long a server started with WARM_POOL_SIZE gets to pre-start its first sandbox. */
 const DETECT_MS = 15_000;
 const REFILL_MS = 60_000;
+/**
+ * The runtime shows a new member once its agent server listens; the control plane makes it
+ * RUNNING (claimable) after its health check and then warms it with one call. A claim is made
+ * this long after the pool looks full, so it measures a hand-over from a full pool rather than
+ * one racing the refill's last steps.
+ */
+const SETTLE_MS = 500;
+const TARGET_MS = 20;
 
 /**
- * Figure 3: with WARM_POOL_SIZE=2, POST /sandboxes → RUNNING once the pool is full, one claim at a
- * time. Whether the server keeps a pool is read from the server itself, not assumed: the runtime
- * must show ready sandboxes (a listening agent server / a running container) that no API user
- * created, within DETECT_MS of the start; otherwise the figure reports "not supported".
+ * Figure 3: with WARM_POOL_SIZE=2, POST /sandboxes → RUNNING once the pool is full (and SETTLE_MS
+ * later), one claim at a time. Whether the server keeps a pool is read from the server itself, not
+ * assumed: the runtime must show ready sandboxes (a listening agent server / a running container)
+ * that no API user created, within DETECT_MS of the start; otherwise the figure reports "not
+ * supported".
  */
 export async function warmPool(ctx: BenchContext): Promise<FigureResult> {
   const data = await perRuntime(ctx, { WARM_POOL_SIZE: String(POOL) }, async (cp, runtime) => {
@@ -42,6 +51,7 @@ export async function warmPool(ctx: BenchContext): Promise<FigureResult> {
       const refillStarted = performance.now();
       const before = await waitForPool(cp, runtime, POOL, REFILL_MS);
       refillMs.push(since(refillStarted));
+      await sleep(SETTLE_MS);
       const started = performance.now();
       const res = await cp.api("POST", "/api/v1/sandboxes", {});
       if (res.status !== 201) throw new Error(`claim: ${res.status} ${JSON.stringify(res.body)}`);
@@ -58,6 +68,7 @@ export async function warmPool(ctx: BenchContext): Promise<FigureResult> {
       claim_to_running_ms: summarize(claims),
       claims_served_from_pool: fromPool.filter(Boolean).length,
       first_pool_member_after_ms: Math.round(firstMemberMs),
+      settle_ms_before_claim: SETTLE_MS,
       wait_for_refill_ms: summarize(refillMs),
       health,
     };
@@ -80,6 +91,8 @@ export async function warmPool(ctx: BenchContext): Promise<FigureResult> {
       runtime,
       measure: `POST /sandboxes → RUNNING with WARM_POOL_SIZE=${POOL}, p50 / p95 (n=${CLAIMS})`,
       value,
+      target: `p50 ≤ ${TARGET_MS} ms`,
+      ...(p50 === null ? {} : { met: p50 <= TARGET_MS }),
     };
   });
   ctx.log(`warm pool: ${rows.map((r) => `${r.runtime} ${r.value}`).join("; ")}`);
