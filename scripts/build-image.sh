@@ -197,3 +197,8 @@ main() {
 }
 
 main "$@"
+# Several Docker hosts (DOCKER_HOSTS, as the control plane reads it): every host gets the image,
+# without a registry (scripts/load-image-to-hosts.sh skips a host that already has it).
+if [ -n "${DOCKER_HOSTS:-}" ]; then
+  bash "$(dirname "${BASH_SOURCE[0]}")/load-image-to-hosts.sh" >&2
+fi

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the system packages the test suites use, from Debian's archive: bubblewrap (process
 # sandboxes run under it; its isolation tests fail without it when CI=true) and jq (the README's
-# walkthrough, run by scripts/test-readme.sh). Idempotent; needs root
+# walkthrough, run by scripts/test-readme.sh) and iproute2 (scripts/docker-hosts-up.sh). Idempotent; needs root
 # on a machine that lacks them.
 set -euo pipefail
 
@@ -10,6 +10,8 @@ log() { printf '[install-deps] %s\n' "$*" >&2; }
 missing=()
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 command -v jq >/dev/null 2>&1 || missing+=(jq)
+# ip: the several-Docker-hosts suite puts each test host in a network namespace of its own.
+command -v ip >/dev/null 2>&1 || missing+=(iproute2)
 
 if [ ${#missing[@]} -eq 0 ]; then
   log "everything is installed (bwrap $(bwrap --version | awk '{print $2}'))."
