@@ -3,8 +3,9 @@ import WebSocket from "ws";
 import type { CoreDeps } from "../deps";
 import { errorMessage } from "../sandboxes/service/status";
 import { backoffDelay } from "../shared/backoff";
-import { IncomingEvent } from "./contracts";
+import type { IncomingEvent } from "./contracts";
 import { recorderFor } from "./event-recorder";
+import { parseIncomingEvent } from "./parse-incoming-event";
 import { fullStatePatch } from "./service/conversation-metadata";
 import { timestampMicros } from "./timestamps";
 
@@ -136,7 +137,7 @@ export class ConversationFollower {
   private onFrame(socket: WebSocket, conversation: ConversationRow, data: WebSocket.RawData): void {
     const bytes = frameBytes(data);
     const frame = parseFrame(bytes);
-    const parsed = IncomingEvent.safeParse(frame);
+    const parsed = parseIncomingEvent(frame);
     if (!parsed.success) {
       const { kind, code } = (frame ?? {}) as { kind?: unknown; code?: unknown };
       const serverError = kind === "ServerErrorEvent" ? { code } : {};
@@ -201,7 +202,9 @@ export class ConversationFollower {
 }
 
 function frameBytes(data: WebSocket.RawData): Buffer {
-  return Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+  if (Array.isArray(data)) return Buffer.concat(data);
+  // ws hands out Buffers by default: no copy of those.
+  return Buffer.isBuffer(data) ? data : Buffer.from(data);
 }
 
 function parseFrame(bytes: Buffer): unknown {
