@@ -84,6 +84,15 @@ export async function createSandbox(
   await registerLaunch(deps, row, spec);
   deps.log.info({ sandboxId: row.id, specId: spec.id }, "sandbox starting");
   const ready = deps.locks.run(row.id, () => launchSandbox(deps, row, spec));
+  // Often nobody waits for it (POST /sandboxes answers STARTING). A launch that cannot even record
+  // its failure (the store closed under a shutdown) is logged here, never an unhandled rejection;
+  // whoever awaits `ready` still sees the error.
+  ready.catch((error: unknown) => {
+    deps.log.warn(
+      { sandboxId: row.id, reason: errorMessage(error) },
+      "sandbox launch not recorded",
+    );
+  });
   return { row, ready };
 }
 
