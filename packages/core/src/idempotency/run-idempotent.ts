@@ -39,6 +39,9 @@ export async function runIdempotent<R extends Result>(call: IdempotentCall<R>): 
   const hash = requestHash(call.path, await call.getRawInput());
   const deadline = deps.now() + createBoundMs(deps.config);
   const running = inFlight(deps);
+  // A claim can read the record in progress just before its create here completes it (over
+  // PostgreSQL the completion does not wait for the claim's transaction): one more look then.
+  let lookedAgain = false;
   for (;;) {
     // Registered before the claim commits, so a duplicate that sees the record finds it running.
     const create = deferred();
@@ -69,9 +72,15 @@ export async function runIdempotent<R extends Result>(call: IdempotentCall<R>): 
       throw new AppError("IDEMPOTENCY_KEY_REUSED", undefined, { details: { key } });
     }
     const left = deadline - deps.now();
-    if (left <= 0 || !(await waitForCreate(deps, claim.id, left))) {
-      throw new AppError("IDEMPOTENCY_KEY_IN_PROGRESS", undefined, { details: { key } });
+    if (left > 0) {
+      if (running.has(claim.id)) {
+        if (await waitForCreate(deps, claim.id, left)) continue;
+      } else if (!lookedAgain) {
+        lookedAgain = true;
+        continue;
+      }
     }
+    throw new AppError("IDEMPOTENCY_KEY_IN_PROGRESS", undefined, { details: { key } });
   }
 }
 
