@@ -59,7 +59,7 @@ export async function managedSandboxIds(instance: string): Promise<string[]> {
   return containers.flatMap((c) => c.Labels?.["sandbox-server.sandbox-id"] ?? []);
 }
 
-/** Force-removes every container a control plane left behind (e.g. a warm pool's). */
+/** Force-removes every container a control plane left behind (e.g. a warm pool's), then its network. */
 export async function removeManagedContainers(instance: string): Promise<number> {
   const filters = encodeURIComponent(
     JSON.stringify({ label: [`sandbox-server.managed=${instance}`] }),
@@ -68,5 +68,12 @@ export async function removeManagedContainers(instance: string): Promise<number>
   if (res.status !== 200) return 0;
   const containers = JSON.parse(res.body) as { Id: string }[];
   for (const c of containers) await dockerRequest("DELETE", `/containers/${c.Id}?force=1&v=1`);
+  // And its sandbox network, which outlives the server by design (sandboxes keep running).
+  const networks = await dockerRequest("GET", `/networks?filters=${filters}`);
+  if (networks.status === 200) {
+    for (const n of JSON.parse(networks.body) as { Id: string }[]) {
+      await dockerRequest("DELETE", `/networks/${n.Id}`);
+    }
+  }
   return containers.length;
 }
