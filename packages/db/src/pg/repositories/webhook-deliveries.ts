@@ -1,18 +1,10 @@
-import { and, count, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, count, eq, inArray, sql } from "drizzle-orm";
+import { dueHeadsQuery, inPickedOrder } from "../../due-deliveries";
 import { keyset, toPage } from "../../paging";
 import type { WebhookDeliveryRepository } from "../../port/repositories";
 import type { DueDelivery } from "../../port/rows";
 import type { PgExecutor } from "../client";
 import { webhookDeliveries as d, webhooks } from "../schema";
-
-/** `and <column> not in (…)`, or nothing for no values. */
-function notIn(column: SQL, values: (string | number)[]): SQL {
-  if (values.length === 0) return sql``;
-  return sql`and ${column} not in (${sql.join(
-    values.map((v) => sql`${v}`),
-    sql`, `,
-  )})`;
-}
 
 export function createWebhookDeliveryRepository({ run }: PgExecutor) {
   return {
@@ -28,31 +20,9 @@ export function createWebhookDeliveryRepository({ run }: PgExecutor) {
     /** See the port (`WebhookDeliveryRepository.dueHeads`); the same query as SQLite's. */
     dueHeads: (query) =>
       run(async (db): Promise<DueDelivery[]> => {
-        const picked = await db.execute<{ seq: string; owner_id: string }>(sql`
-          with heads as (
-            select min(seq) as seq from ${d}
-            where status = 'pending' group by webhook_id, stream
-          ), due as (
-            select dl.seq, dl.next_attempt_at, w.owner_id, row_number() over (
-              partition by dl.webhook_id order by dl.next_attempt_at, dl.seq
-            ) as webhook_rank
-            from heads h
-            join ${d} dl on dl.seq = h.seq
-            join ${webhooks} w on w.id = dl.webhook_id
-            where dl.next_attempt_at <= ${query.now}
-              and (dl.claimed_until is null or dl.claimed_until <= ${query.now})
-              ${notIn(sql`dl.seq`, query.excludeSeqs)}
-              ${notIn(sql`w.owner_id`, query.excludeOwners)}
-          ), ranked as (
-            select seq, owner_id, next_attempt_at, row_number() over (
-              partition by owner_id order by webhook_rank, next_attempt_at, seq
-            ) as owner_rank
-            from due
-          )
-          select seq, owner_id from ranked
-          where owner_rank <= ${query.perOwner}
-          order by owner_rank, next_attempt_at, seq
-          limit ${query.limit}`);
+        const picked = await db.execute<{ seq: string; owner_id: string }>(
+          dueHeadsQuery({ deliveries: d, webhooks }, query),
+        );
         // int8 comes back from node-postgres as text.
         const heads = picked.rows.map((p) => ({ seq: Number(p.seq), ownerId: p.owner_id }));
         if (heads.length === 0) return [];
@@ -65,11 +35,7 @@ export function createWebhookDeliveryRepository({ run }: PgExecutor) {
               heads.map((p) => p.seq),
             ),
           );
-        const bySeq = new Map(rows.map((row) => [row.seq, row]));
-        return heads.flatMap((p) => {
-          const row = bySeq.get(p.seq);
-          return row ? [{ ...row, ownerId: p.ownerId }] : [];
-        });
+        return inPickedOrder(heads, rows);
       }),
     /** A head waits for its retry time and for another holder's claim to expire. */
     nextDueAt: (now) =>

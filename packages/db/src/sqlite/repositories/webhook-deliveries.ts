@@ -1,4 +1,5 @@
-import { and, count, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, count, eq, inArray, sql } from "drizzle-orm";
+import { dueHeadsQuery, inPickedOrder } from "../../due-deliveries";
 import type { Page, PageRequest } from "../../paging";
 import type {
   DeliveryFilter,
@@ -8,7 +9,7 @@ import type {
   WebhookDeliveryPatch,
   WebhookDeliveryRow,
 } from "../../port/rows";
-import { webhookDeliveries } from "../../schema";
+import { webhookDeliveries, webhooks } from "../../schema";
 import type { Db } from "../client";
 import { selectPage } from "../select-page";
 
@@ -23,40 +24,9 @@ export function createWebhookDeliveryRepository(db: Db) {
     },
     /** See the port (`WebhookDeliveryRepository.dueHeads`). */
     dueHeads(query: DueDeliveriesQuery): DueDelivery[] {
-      const notIn = (column: SQL, values: (string | number)[]) =>
-        values.length === 0
-          ? sql``
-          : sql`and ${column} not in (${sql.join(
-              values.map((v) => sql`${v}`),
-              sql`, `,
-            )})`;
-      // Heads first, then rank each due head within its webhook and, by that rank, within its
-      // owner: ordering by the owner rank goes round-robin over owners and their webhooks.
-      const picked = db.all<{ seq: number; owner_id: string }>(sql`
-        with heads as (
-          select min(seq) as seq from webhook_deliveries
-          where status = 'pending' group by webhook_id, stream
-        ), due as (
-          select d.seq, d.next_attempt_at, w.owner_id, row_number() over (
-            partition by d.webhook_id order by d.next_attempt_at, d.seq
-          ) as webhook_rank
-          from heads h
-          join webhook_deliveries d on d.seq = h.seq
-          join webhooks w on w.id = d.webhook_id
-          where d.next_attempt_at <= ${query.now}
-            and (d.claimed_until is null or d.claimed_until <= ${query.now})
-            ${notIn(sql`d.seq`, query.excludeSeqs)}
-            ${notIn(sql`w.owner_id`, query.excludeOwners)}
-        ), ranked as (
-          select seq, owner_id, next_attempt_at, row_number() over (
-            partition by owner_id order by webhook_rank, next_attempt_at, seq
-          ) as owner_rank
-          from due
-        )
-        select seq, owner_id from ranked
-        where owner_rank <= ${query.perOwner}
-        order by owner_rank, next_attempt_at, seq
-        limit ${query.limit}`);
+      const picked = db
+        .all<{ seq: number; owner_id: string }>(dueHeadsQuery({ deliveries: d, webhooks }, query))
+        .map((p) => ({ seq: p.seq, ownerId: p.owner_id }));
       if (picked.length === 0) return [];
       const rows = db
         .select()
@@ -68,11 +38,7 @@ export function createWebhookDeliveryRepository(db: Db) {
           ),
         )
         .all();
-      const bySeq = new Map(rows.map((row) => [row.seq, row]));
-      return picked.flatMap((p) => {
-        const row = bySeq.get(p.seq);
-        return row ? [{ ...row, ownerId: p.owner_id }] : [];
-      });
+      return inPickedOrder(picked, rows);
     },
     /** A head waits for its retry time and for another holder's claim to expire. */
     nextDueAt(now: number): number | null {

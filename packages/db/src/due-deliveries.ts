@@ -1,0 +1,61 @@
+import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import type { DueDeliveriesQuery, DueDelivery, WebhookDeliveryRow } from "./port/rows";
+
+/** `and <column> not in (…)`, or nothing for no values. */
+function notIn(column: SQL, values: (string | number)[]): SQL {
+  if (values.length === 0) return sql``;
+  return sql`and ${column} not in (${sql.join(
+    values.map((v) => sql`${v}`),
+    sql`, `,
+  )})`;
+}
+
+/**
+ * The due heads' `seq` and owner, in the order they are to be sent: the one query both adapters
+ * run (`WebhookDeliveryRepository.dueHeads`). Heads first (the oldest pending delivery of each
+ * webhook and stream), then each due, unclaimed head ranked within its webhook and, by that rank,
+ * within its owner: ordering by the owner rank goes round-robin over owners and their webhooks.
+ */
+export function dueHeadsQuery(
+  tables: { deliveries: SQLWrapper; webhooks: SQLWrapper },
+  query: DueDeliveriesQuery,
+): SQL {
+  const { deliveries, webhooks } = tables;
+  return sql`
+    with heads as (
+      select min(seq) as seq from ${deliveries}
+      where status = 'pending' group by webhook_id, stream
+    ), due as (
+      select dl.seq, dl.next_attempt_at, w.owner_id, row_number() over (
+        partition by dl.webhook_id order by dl.next_attempt_at, dl.seq
+      ) as webhook_rank
+      from heads h
+      join ${deliveries} dl on dl.seq = h.seq
+      join ${webhooks} w on w.id = dl.webhook_id
+      where dl.next_attempt_at <= ${query.now}
+        and (dl.claimed_until is null or dl.claimed_until <= ${query.now})
+        ${notIn(sql`dl.seq`, query.excludeSeqs)}
+        ${notIn(sql`w.owner_id`, query.excludeOwners)}
+    ), ranked as (
+      select seq, owner_id, next_attempt_at, row_number() over (
+        partition by owner_id order by webhook_rank, next_attempt_at, seq
+      ) as owner_rank
+      from due
+    )
+    select seq, owner_id from ranked
+    where owner_rank <= ${query.perOwner}
+    order by owner_rank, next_attempt_at, seq
+    limit ${query.limit}`;
+}
+
+/** The picked heads' rows, in the picked order, each with its owner. */
+export function inPickedOrder(
+  picked: { seq: number; ownerId: string }[],
+  rows: WebhookDeliveryRow[],
+): DueDelivery[] {
+  const bySeq = new Map(rows.map((row) => [row.seq, row]));
+  return picked.flatMap((p) => {
+    const row = bySeq.get(p.seq);
+    return row ? [{ ...row, ownerId: p.ownerId }] : [];
+  });
+}
