@@ -15,6 +15,7 @@ import { defaultMaxRunningSandboxes } from "./sandboxes/default-limit";
 import { ForwardGate } from "./sandboxes/forward-gate";
 import { SandboxSupervisor } from "./sandboxes/supervisor";
 import { ensurePoolOwner } from "./sandboxes/warm-pool/pool-state";
+import { createApiKeyCache } from "./users/api-keys";
 import { DeliveryWorker } from "./webhooks/delivery-worker";
 import { watchSandboxLifecycle } from "./webhooks/lifecycle";
 
@@ -85,6 +86,7 @@ export function createCore(options: CreateCoreOptions): Core {
   const config = { ...defaultConfig, ...options.config };
   const { store } = options;
   const replicaId = options.replicaId ?? newReplicaId();
+  const now = options.now ?? Date.now;
   const shared = store.shared;
   const deps: CoreDeps = {
     repos: options.store,
@@ -92,7 +94,7 @@ export function createCore(options: CreateCoreOptions): Core {
     agents: new AgentServerClient({ requestTimeoutMs: config.agentRequestTimeoutMs }),
     config,
     log: options.log,
-    now: options.now ?? Date.now,
+    now,
     locks: new SandboxLocks(
       shared
         ? {
@@ -110,7 +112,7 @@ export function createCore(options: CreateCoreOptions): Core {
     events: createEvents(),
     forwards: new ForwardGate(),
     activity: new Map(),
-    apiKeyCache: new Map(),
+    apiKeyCache: createApiKeyCache(now),
     transaction: (work) => options.store.transaction(work),
     ...(options.metrics ? { metrics: options.metrics } : {}),
   };

@@ -6,6 +6,7 @@ import type { Logger } from "./logger";
 import type { CoreMetrics } from "./metrics";
 import type { SandboxLocks } from "./replicas/sandbox-locks";
 import type { ForwardGate } from "./sandboxes/forward-gate";
+import type { RememberedReads } from "./shared/remembered-reads";
 
 export interface CoreConfig {
   /** How long a sandbox may take from STARTING to RUNNING before it is ERROR. */
@@ -115,7 +116,7 @@ export interface CoreDeps {
   /** Last time a message went to each sandbox (memory only: the hot path writes no rows). */
   activity: Map<string, number>;
   /** Recently verified API keys (by hash) → their user, so a request costs no key lookup. */
-  apiKeyCache: Map<string, { user: User; expiresAt: number }>;
+  apiKeyCache: RememberedReads<User>;
   /** Where counters and observations go (the server's Prometheus registry); absent: nowhere. */
   metrics?: CoreMetrics;
   /**

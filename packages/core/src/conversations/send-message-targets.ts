@@ -1,5 +1,6 @@
 import type { ConversationRow, SandboxRow } from "@sandbox-server/db";
 import type { CoreDeps } from "../deps";
+import { RememberedReads } from "../shared/remembered-reads";
 
 /**
  * How long a remembered row answers for the store. Changes this process makes are seen at once
@@ -7,13 +8,6 @@ import type { CoreDeps } from "../deps";
  * write) within this bound, and a forward that fails reads both rows again at once.
  */
 export const TARGET_TTL_MS = 1_000;
-/** Past this many rows of one kind, all are dropped (a bound, not an eviction policy). */
-const MAX_ROWS = 10_000;
-
-interface Remembered<T> {
-  row: T;
-  until: number;
-}
 
 /**
  * The two reads send-message makes before it forwards — the conversation and its sandbox —
@@ -33,24 +27,24 @@ interface Remembered<T> {
  * deletion archives), a conversation on its deletion. A pause or delete in this process closes
  * the sandbox's forward gate before it moves, so no forward reads a row it is about to change; the
  * move's event drops the row before the gate opens again. A read that began before a drop does not
- * remember what it read (the drop's generation is newer).
+ * remember what it read (`RememberedReads`).
  */
 export class SendMessageTargets {
-  private readonly conversations = new Map<string, Remembered<ConversationRow>>();
-  private readonly sandboxes = new Map<string, Remembered<SandboxRow>>();
-  private generation = 0;
+  private readonly conversations: RememberedReads<ConversationRow>;
+  private readonly sandboxes: RememberedReads<SandboxRow>;
 
   constructor(private readonly deps: CoreDeps) {
+    const remembered = { ttlMs: TARGET_TTL_MS, now: () => deps.now() };
+    this.conversations = new RememberedReads(remembered);
+    this.sandboxes = new RememberedReads(remembered);
     const { events } = deps;
     events.on("sandbox.status_changed", ({ sandbox }) => this.forgetSandbox(sandbox.id));
     events.on("sandbox.deleted", (sandbox) => {
       this.forgetSandbox(sandbox.id);
       // Deleting a sandbox archives its conversations.
-      this.drop(() => this.conversations.clear());
+      this.conversations.clear();
     });
-    events.on("conversation.deleted", (conversation) =>
-      this.drop(() => this.conversations.delete(conversation.id)),
-    );
+    events.on("conversation.deleted", (conversation) => this.conversations.forget(conversation.id));
   }
 
   /** The conversation's row, and whether it came from memory. */
@@ -58,67 +52,44 @@ export class SendMessageTargets {
     id: string,
   ): Promise<{ row: ConversationRow | undefined; remembered: boolean }> {
     const known = this.conversations.get(id);
-    if (known && known.until > this.deps.now()) return { row: known.row, remembered: true };
+    if (known) return { row: known, remembered: true };
     return { row: await this.readConversation(id), remembered: false };
   }
 
   /** A fresh read of the conversation (remembered when it is not archived). */
-  async readConversation(id: string): Promise<ConversationRow | undefined> {
-    const now = this.deps.now();
-    const generation = this.generation;
-    const row = await this.deps.repos.conversations.get(id);
-    if (row && !row.archived && generation === this.generation) {
-      remember(this.conversations, id, row, now);
-    }
-    return row;
+  readConversation(id: string): Promise<ConversationRow | undefined> {
+    return this.conversations.read(
+      id,
+      () => this.deps.repos.conversations.get(id),
+      (row) => !row.archived,
+    );
   }
 
   /** The sandbox's row, and whether it came from memory. */
   async sandbox(id: string): Promise<{ row: SandboxRow | undefined; remembered: boolean }> {
-    const known = this.sandboxes.get(id);
-    if (known && known.until > this.deps.now() && !this.deps.sharedStore) {
-      return { row: known.row, remembered: true };
-    }
+    const known = this.deps.sharedStore ? undefined : this.sandboxes.get(id);
+    if (known) return { row: known, remembered: true };
     return { row: await this.readSandbox(id), remembered: false };
   }
 
   /** A fresh read of the sandbox (remembered when it is RUNNING with an agent server). */
-  async readSandbox(id: string): Promise<SandboxRow | undefined> {
-    const now = this.deps.now();
-    const generation = this.generation;
-    const row = await this.deps.repos.sandboxes.get(id);
-    if (
-      row?.status === "RUNNING" &&
-      row.agentServerUrl &&
-      !this.deps.sharedStore &&
-      generation === this.generation
-    ) {
-      remember(this.sandboxes, id, row, now);
-    }
-    return row;
+  readSandbox(id: string): Promise<SandboxRow | undefined> {
+    return this.sandboxes.read(
+      id,
+      () => this.deps.repos.sandboxes.get(id),
+      (row) => row.status === "RUNNING" && Boolean(row.agentServerUrl) && !this.deps.sharedStore,
+    );
   }
 
   forgetSandbox(id: string): void {
-    this.drop(() => this.sandboxes.delete(id));
+    this.sandboxes.forget(id);
   }
 
   /** After a failed forward: neither row is trusted until read again. */
   forget(conversationId: string, sandboxId: string): void {
-    this.drop(() => {
-      this.conversations.delete(conversationId);
-      this.sandboxes.delete(sandboxId);
-    });
+    this.conversations.forget(conversationId);
+    this.sandboxes.forget(sandboxId);
   }
-
-  private drop(work: () => void): void {
-    this.generation++;
-    work();
-  }
-}
-
-function remember<T>(rows: Map<string, Remembered<T>>, id: string, row: T, now: number): void {
-  if (rows.size >= MAX_ROWS) rows.clear();
-  rows.set(id, { row, until: now + TARGET_TTL_MS });
 }
 
 const targets = new WeakMap<CoreDeps, SendMessageTargets>();

@@ -3,6 +3,7 @@ import type { ApiKey, Repositories, User } from "@sandbox-server/db";
 import type { CoreDeps } from "../deps";
 import { AppError } from "../errors";
 import { newId } from "../shared/ids";
+import { RememberedReads } from "../shared/remembered-reads";
 
 const KEY_PREFIX = "ssk_";
 
@@ -26,26 +27,22 @@ export function presentedKeyHash(key: string | null): string | null {
   return key && key.length <= MAX_KEY_LENGTH ? hashApiKey(key) : null;
 }
 
-export async function findUserByKeyHash(deps: CoreDeps, hash: string): Promise<User | undefined> {
-  const now = deps.now();
-  const cached = deps.apiKeyCache.get(hash);
-  if (cached && cached.expiresAt > now) return cached.user;
-  const epoch = revocationEpoch(deps);
-  const user = await deps.repos.users.findByKeyHash(hash);
-  // Only hits are cached: a wrong key always costs a lookup, so guessing cannot fill the cache.
-  // A key revoked while it was being looked up is not cached (the lookup may predate the revoke).
-  if (user && revocationEpoch(deps) === epoch) {
-    if (deps.apiKeyCache.size >= KEY_CACHE_MAX) deps.apiKeyCache.clear();
-    deps.apiKeyCache.set(hash, { user, expiresAt: now + KEY_CACHE_TTL_MS });
-  }
-  return user;
+/** The verified-key cache of a core (`deps.apiKeyCache`), by key hash. */
+export function createApiKeyCache(now: () => number): RememberedReads<User> {
+  return new RememberedReads<User>({ ttlMs: KEY_CACHE_TTL_MS, now, max: KEY_CACHE_MAX });
 }
 
-/** Counts revocations per core, so a lookup racing a revocation never caches the revoked key. */
-const revocations = new WeakMap<CoreDeps["apiKeyCache"], number>();
-
-function revocationEpoch(deps: CoreDeps): number {
-  return revocations.get(deps.apiKeyCache) ?? 0;
+export async function findUserByKeyHash(deps: CoreDeps, hash: string): Promise<User | undefined> {
+  // Only hits are cached: a wrong key always costs a lookup, so guessing cannot fill the cache.
+  // A key revoked while it was being looked up is not cached (the lookup may predate the revoke).
+  return (
+    deps.apiKeyCache.get(hash) ??
+    deps.apiKeyCache.read(
+      hash,
+      () => deps.repos.users.findByKeyHash(hash),
+      () => true,
+    )
+  );
 }
 
 /** Stores the hash of `key` (a new random one unless given) for the user; returns the key. */
@@ -84,10 +81,7 @@ export async function issueApiKeyRow(
 
 /** Drops every cached key of the user, effective at once (disable, delete). */
 export function forgetUserKeys(deps: CoreDeps, userId: string): void {
-  revocations.set(deps.apiKeyCache, revocationEpoch(deps) + 1);
-  for (const [hash, entry] of deps.apiKeyCache) {
-    if (entry.user.id === userId) deps.apiKeyCache.delete(hash);
-  }
+  deps.apiKeyCache.forgetWhere((user) => user.id === userId);
 }
 
 /**
@@ -111,7 +105,6 @@ export async function revokeApiKey(deps: CoreDeps, userId: string, keyId: string
     return { ...key, revokedAt };
   });
   // After the commit, and so that a lookup that read the key before the commit cannot cache it.
-  revocations.set(deps.apiKeyCache, revocationEpoch(deps) + 1);
-  deps.apiKeyCache.delete(revoked.keyHash);
+  deps.apiKeyCache.forget(revoked.keyHash);
   return revoked;
 }
