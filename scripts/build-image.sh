@@ -192,6 +192,10 @@ main() {
   trap - EXIT
   # Earlier builds lost their tags to this one; drop them rather than let them pile up.
   docker image prune -f --filter "label=sandbox-server.content-hash" >/dev/null || true
+  # The bundle's code cache, made in the image by its own node, must be the one it starts from.
+  local cache
+  cache="$(docker run --rm --network none "$image" node /opt/agent-server/agent-server.js --code-cache-status)"
+  [ "$cache" = "used" ] || die "the image's agent-server code cache is $cache, not used"
   log "built $image"
   echo "$image"
 }

@@ -185,6 +185,10 @@ main() {
   docker info >/dev/null 2>&1 || fail "no Docker daemon answers"
   image_exists "$IMAGE" || fail "$IMAGE is missing: run scripts/build-server-image.sh"
   image_exists "$SANDBOX_IMAGE" || fail "$SANDBOX_IMAGE is missing: run npm run image"
+  # Process-runtime sandboxes in this image start from the agent-server bundle's code cache.
+  local cache
+  cache="$(docker run --rm --network none "$IMAGE" node /app/apps/agent-server/dist/agent-server.js --code-cache-status)"
+  [ "$cache" = "used" ] || fail "the agent-server code cache in $IMAGE is $cache, not used"
   local socket
   socket="$(docker_socket)"
   [ -S "$socket" ] || fail "$socket is not a socket"

@@ -226,7 +226,10 @@ describe.runIf(mustRun)("ProcessRuntime under bubblewrap", { timeout: 60_000 }, 
 
     const writes = await bash(world.a, "touch /workspace/w ~/h && echo ok");
     expect(writes.stdout).toBe("ok\n");
-    for (const target of ["/usr/x", "/etc/passwd", "/x", "/opt/agent-server/agent-server.js"]) {
+    // The bundle's code cache is there (the sandbox starts from it) and as read-only as the bundle.
+    expect((await bash(world.a, "test -s /opt/agent-server/agent-server.cache")).exitCode).toBe(0);
+    const readOnly = ["/usr/x", "/etc/passwd", "/x", "/opt/agent-server/agent-server.js"];
+    for (const target of [...readOnly, "/opt/agent-server/agent-server.cache"]) {
       expect((await bash(world.a, `touch ${target}`)).exitCode).not.toBe(0);
     }
   });

@@ -1,6 +1,6 @@
 import type { UsableBwrap } from "./detect-bwrap";
 import type { GeneratedFile } from "./sandbox-etc";
-import { INSIDE, SANDBOX_HOSTNAME } from "./sandbox-layout";
+import { codeCacheOf, INSIDE, SANDBOX_HOSTNAME } from "./sandbox-layout";
 import { hostEtcArgs, systemViewArgs } from "./system-view";
 
 export interface BwrapLaunchInput {
@@ -91,6 +91,10 @@ export function buildBwrapArgs(input: BwrapLaunchInput): BwrapLaunch {
           "--ro-bind",
           input.agentServer.packageJson,
           `${INSIDE.agentServerDir}/package.json`,
+          // Read-only like the bundle; absent (an unbuilt cache) is fine.
+          "--ro-bind-try",
+          codeCacheOf(input.agentServer.entry),
+          INSIDE.agentServerCodeCache,
         ]
       : []),
     "--remount-ro",
