@@ -95,6 +95,31 @@ describe("waitForHealth", () => {
     );
   });
 
+  it("asks whether to give up at most every giveUpEveryMs, while probing more often", async () => {
+    let probes = 0;
+    server = createServer((_request, response) => {
+      probes += 1;
+      response.writeHead(503).end();
+    });
+    await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    let asked = 0;
+    const giveUpWhen = () => {
+      asked += 1;
+      return asked === 2 ? "gone" : null;
+    };
+    const wait = waitForHealth(url, {
+      timeoutMs: 60_000,
+      intervalMs: 5,
+      giveUpWhen,
+      giveUpEveryMs: 300,
+    });
+    await expect(wait).rejects.toThrow("gone");
+    // Asked first at once, then once more after 300 ms: many probes in between.
+    expect(asked).toBe(2);
+    expect(probes).toBeGreaterThan(2);
+  });
+
   it("rejects at once with the reason to give up", async () => {
     const url = await closedPortUrl();
     const wait = waitForHealth(url, { timeoutMs: 60_000, giveUpWhen: () => "process exited" });

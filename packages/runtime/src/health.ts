@@ -49,16 +49,23 @@ export interface WaitForHealthOptions {
    * (e.g. the process or container exited, so waiting longer cannot help).
    */
   giveUpWhen?: () => string | null | Promise<string | null>;
+  /** Ask `giveUpWhen` at most this often (it may be costly, e.g. a Docker API call; default 0). */
+  giveUpEveryMs?: number;
 }
 
 /** Resolves once `/health` answers; rejects with the reason on timeout or when told to give up. */
 export async function waitForHealth(baseUrl: string, options: WaitForHealthOptions): Promise<void> {
   const { timeoutMs, probeTimeoutMs = 1000, intervalMs = 100, giveUpWhen } = options;
+  const giveUpEveryMs = options.giveUpEveryMs ?? 0;
   const deadline = Date.now() + timeoutMs;
   let lastReason = "no probe made";
+  let askedAt = Number.NEGATIVE_INFINITY;
   for (;;) {
-    const giveUpReason = giveUpWhen ? await giveUpWhen() : null;
-    if (giveUpReason !== null) throw new Error(giveUpReason);
+    if (giveUpWhen && Date.now() - askedAt >= giveUpEveryMs) {
+      askedAt = Date.now();
+      const giveUpReason = await giveUpWhen();
+      if (giveUpReason !== null) throw new Error(giveUpReason);
+    }
     const remaining = deadline - Date.now();
     if (remaining <= 0) {
       throw new Error(`no answer from ${baseUrl}/health within ${timeoutMs} ms (${lastReason})`);
