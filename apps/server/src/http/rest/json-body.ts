@@ -68,7 +68,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
  * Parses a JSON body once, with JSON.parse (which keeps a `__proto__` key as an own property, so
  * the input schemas can refuse it). It must be a JSON object: a procedure's input is that object
  * plus the path parameters, so `true`, `5` or `[...]` must not pass as `{}`. Its depth is checked
- * once, for both surfaces, by the procedures' first middleware (`boundedInput` in core's trpc.ts).
+ * once, for both surfaces, by the procedures' middleware (`assertBoundedInput` in core's trpc.ts).
  */
 export function parseJsonObject(bytes: Buffer): Record<string, unknown> {
   let value: unknown;
