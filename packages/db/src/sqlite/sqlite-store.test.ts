@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -148,6 +148,26 @@ describe("transactions", () => {
     });
     await expect(leaked?.sandboxes.insert(sandbox("sb_late"))).rejects.toThrow(/has ended/);
     expect(await store.sandboxes.get("sb_late")).toBeUndefined();
+  });
+});
+
+describe("checkpoints", () => {
+  it("copy committed writes into the database file from a worker, and close leaves no log", async () => {
+    const store = open();
+    const marker = `checkpoint-marker-${randomBytes(6).toString("hex")}`;
+    await store.users.insert({ id: "usr_m", name: marker, isAdmin: false, createdAt: 1 });
+    // Committed means in the log at once; the worker copies it into the file soon after.
+    const bytes = (f: string) => (existsSync(f) ? readFileSync(f).toString("latin1") : "");
+    expect(bytes(`${file}-wal`) + bytes(file)).toContain(marker);
+    await expect.poll(() => bytes(file), { timeout: 10_000 }).toContain(marker);
+
+    // The worker's connection closes before the write connection, which, closing last, removes
+    // the log: nothing of the store is left open.
+    await store.close();
+    stores.splice(stores.indexOf(store), 1);
+    expect(existsSync(`${file}-wal`)).toBe(false);
+    const reopened = open();
+    expect((await reopened.users.get("usr_m"))?.name).toBe(marker);
   });
 });
 

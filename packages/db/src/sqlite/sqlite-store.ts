@@ -8,6 +8,7 @@ import { type CreateDbOptions, createDb, openReadConnection } from "./client";
 import { Mutex } from "./mutex";
 import { createSyncRepositories, type SyncRepositories } from "./repositories";
 import { sealStoredSecrets } from "./seal-stored-secrets";
+import { startWalCheckpointer } from "./wal-checkpointer";
 
 export interface SqliteStoreOptions {
   /**
@@ -62,6 +63,7 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions): St
   const secrets = secretRows(options.secretBox);
   const inMemory = path === ":memory:" || path === "";
   const reader = inMemory ? null : openReadConnection(path, busyTimeoutMs);
+  const checkpointer = inMemory ? null : startWalCheckpointer(path, writer.sqlite);
   const writeRepos = createSyncRepositories(writer.db);
   const readRepos = reader ? createSyncRepositories(reader.db) : writeRepos;
   const begin = writer.sqlite.prepare("BEGIN IMMEDIATE");
@@ -149,6 +151,9 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions): St
     async close() {
       await mutex.acquire();
       try {
+        // The worker's connection first: the write connection, closed last, then checkpoints
+        // what is left and removes the log.
+        await checkpointer?.close();
         reader?.close();
         writer.close();
       } finally {
