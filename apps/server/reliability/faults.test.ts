@@ -1,5 +1,4 @@
 import path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { createDb } from "@sandbox-server/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isErrorBody } from "./lib/api";
@@ -34,22 +33,13 @@ afterAll(async () => {
 const message = (text: string) => ({ role: "user", content: [{ type: "text", text }], run: false });
 
 async function waitUntil(check: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("condition not reached in time");
-    await sleep(50);
-  }
+  await expect.poll(check, { timeout: timeoutMs, interval: 50 }).toBe(true);
 }
 
 async function waitForStatus(id: string, status: string, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  let last = "";
-  while (Date.now() < deadline) {
-    last = (await server.api("GET", `/api/v1/sandboxes/${id}`, { key })).body.status;
-    if (last === status) return;
-    await sleep(100);
-  }
-  throw new Error(`sandbox ${id} stayed ${last}, expected ${status}`);
+  const read = async () =>
+    (await server.api("GET", `/api/v1/sandboxes/${id}`, { key })).body.status;
+  await expect.poll(read, { timeout: timeoutMs, interval: 100 }).toBe(status);
 }
 
 describe("agent server killed during sends", () => {

@@ -96,6 +96,7 @@ async function readSandbox(id: string, key: string): Promise<Body> {
   return (await server.api("GET", `/api/v1/sandboxes/${id}`, { key })).body;
 }
 
+// A loop of its own, not expect.poll: it also waits in beforeAll, where expect.poll is refused.
 async function waitFor(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {

@@ -107,9 +107,5 @@ describe("leases between replicas", () => {
 });
 
 async function waitFor(check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("timed out");
-    await sleep(10);
-  }
+  await expect.poll(check, { timeout: timeoutMs, interval: 10 }).toBe(true);
 }
