@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadEnv } from "../src/env";
 import { selectRuntime } from "../src/runtime";
 import { type RunningServer, startServer } from "../src/server";
+import { apiCall } from "../test/api-call";
 
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 const ENV_FILE = "/tmp/sandbox-server-docker-hosts/env";
@@ -94,18 +95,8 @@ describe.skipIf(dockerHosts === undefined)("sandboxes over several Docker hosts"
     return { server, runtime };
   }
 
-  async function api(method: string, route: string, body?: unknown) {
-    const response = await fetch(`${plane.server.url}${route}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${ADMIN_KEY}`,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    // biome-ignore lint/suspicious/noExplicitAny: responses are inspected structurally
-    return { status: response.status, body: (text ? JSON.parse(text) : null) as any };
+  function api(method: string, route: string, body?: unknown) {
+    return apiCall(plane.server.url, method, route, { key: ADMIN_KEY, body });
   }
 
   async function waitForSandbox(id: string, status: string, timeoutMs = 60_000) {

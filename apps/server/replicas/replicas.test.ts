@@ -16,7 +16,7 @@ import { DEFAULT_SANDBOX_IMAGE } from "@sandbox-server/runtime";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type AgentEvent, readEvents } from "../test/agent";
-import { startHoldingReceiver } from "./lib/holding-receiver";
+import { startReceiver } from "../test/receiver";
 import { type Replica, startReplica } from "./lib/replica";
 
 const ADMIN_KEY = "ssk_replicas_admin_key_0123456789";
@@ -266,7 +266,9 @@ describe("several replicas on one PostgreSQL", () => {
 
   it("moves the duties to a live replica within 30 s of a SIGKILL: no event lost, the webhook in flight delivered", async () => {
     expect(await dutiesHolder()).toBe(a.replicaId);
-    const receiver = await startHoldingReceiver();
+    // Holds every request unanswered (a delivery stays in flight at its sender) until released.
+    let holding = true;
+    const receiver = await startReceiver(() => (holding ? "hang" : 200));
     try {
       const id = await createSandbox(b);
       await waitForStatus(b, id, "RUNNING");
@@ -283,12 +285,12 @@ describe("several replicas on one PostgreSQL", () => {
       expect((await send(b, conv.id, "echo pending-at-the-kill")).status).toBe(200);
       const inFlight = await until("a delivery held in flight", async () => receiver.received[0]);
       const [claim] = await sql("select claimed_by from webhook_deliveries where id = $1", [
-        inFlight.webhookId,
+        inFlight.deliveryId,
       ]);
       expect(claim?.claimed_by).toBe(a.replicaId);
       await a.kill("SIGKILL");
       const killedAt = Date.now();
-      receiver.holding = false;
+      holding = false;
 
       // The agent keeps working while nobody follows it: these events exist only on its server.
       expect((await send(b, conv.id, "echo after-the-kill")).status).toBe(200);
@@ -304,7 +306,7 @@ describe("several replicas on one PostgreSQL", () => {
       await expectAllEventsStored(b, conv, "after-the-kill");
       // The delivery in flight at the kill arrives (again: the same webhook-id) and is answered.
       await until("the held delivery to be delivered again", async () =>
-        receiver.received.some((r) => r.webhookId === inFlight.webhookId && r.answered === 200),
+        receiver.received.some((r) => r.deliveryId === inFlight.deliveryId && r.answered === 200),
       );
       // Nothing of the webhook stays undelivered.
       const rows = await until("every delivery to succeed", async () => {
@@ -314,7 +316,7 @@ describe("several replicas on one PostgreSQL", () => {
         return all.length > 0 && all.every((r) => r.status === "succeeded") && all;
       });
       const answered = new Set(
-        receiver.received.filter((r) => r.answered === 200).map((r) => r.webhookId),
+        receiver.received.filter((r) => r.answered === 200).map((r) => r.deliveryId),
       );
       for (const row of rows) expect(answered.has(String(row.id))).toBe(true);
 

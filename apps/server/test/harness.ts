@@ -18,6 +18,7 @@ import pg from "pg";
 import pino from "pino";
 import { inject } from "vitest";
 import { type RunningServer, startServer } from "../src/server";
+import { type ApiResponse, apiCall, type RequestOptions } from "./api-call";
 
 export const ADMIN_KEY = "ssk_test_admin_key_0123456789";
 export const agentServerEntry = fileURLToPath(
@@ -52,19 +53,6 @@ export interface TestServer {
   /** Restarts the control plane over the same data directory (sandboxes keep running). */
   restart: (config?: Partial<CoreConfig>) => Promise<void>;
   close: () => Promise<void>;
-}
-
-export interface RequestOptions {
-  body?: unknown;
-  rawBody?: string;
-  key?: string | null;
-  headers?: Record<string, string>;
-}
-
-export interface ApiResponse {
-  status: number;
-  // biome-ignore lint/suspicious/noExplicitAny: test responses are inspected structurally
-  body: any;
 }
 
 declare module "vitest" {
@@ -183,24 +171,9 @@ export async function startTestServer(
     },
     dataDir,
     logs: () => captured,
-    async api(method, route, opts = {}) {
-      const headers: Record<string, string> = { ...opts.headers };
+    api(method, route, opts = {}) {
       const key = opts.key === undefined ? ADMIN_KEY : opts.key;
-      if (key) headers.authorization = `Bearer ${key}`;
-      let body: string | undefined;
-      if (opts.rawBody !== undefined) body = opts.rawBody;
-      else if (opts.body !== undefined) body = JSON.stringify(opts.body);
-      if (body !== undefined && !headers["content-type"])
-        headers["content-type"] = "application/json";
-      const res = await fetch(`${server.url}${route}`, { method, headers, body });
-      const text = await res.text();
-      let parsed: unknown = text;
-      try {
-        parsed = text ? JSON.parse(text) : null;
-      } catch {
-        // keep text
-      }
-      return { status: res.status, body: parsed };
+      return apiCall(server.url, method, route, { ...opts, key });
     },
     async trpc(kind, procedure, input, key = ADMIN_KEY) {
       const headers: Record<string, string> = {};

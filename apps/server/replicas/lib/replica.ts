@@ -1,14 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { type ApiResponse, apiCall } from "../../test/api-call";
 
 const serverDir = fileURLToPath(new URL("../..", import.meta.url));
 const LISTENING = /"replica":"(rpl_[0-9a-f]+)".*sandbox server listening on (http:\/\/[^\s"]+)/;
-
-export interface ApiResponse {
-  status: number;
-  // biome-ignore lint/suspicious/noExplicitAny: responses are inspected structurally
-  body: any;
-}
 
 /** One control plane as `sandbox-server` runs it (src/main.ts through tsx), as a child process. */
 export interface Replica {
@@ -78,18 +73,7 @@ export async function startReplica(
     pid: child.pid ?? -1,
     output: () => captured,
     alive: () => child.exitCode === null && child.signalCode === null,
-    async api(method, route, body) {
-      const response = await fetch(`${url}${route}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${adminKey}`,
-          ...(body === undefined ? {} : { "content-type": "application/json" }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      const text = await response.text();
-      return { status: response.status, body: text ? JSON.parse(text) : null };
-    },
+    api: (method, route, body) => apiCall(url, method, route, { key: adminKey, body }),
     async kill(signal) {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));

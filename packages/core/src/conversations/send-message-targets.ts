@@ -1,5 +1,6 @@
 import type { ConversationRow, SandboxRow } from "@sandbox-server/db";
 import type { CoreDeps } from "../deps";
+import { perCore } from "../shared/per-core";
 import { RememberedReads } from "../shared/remembered-reads";
 
 /**
@@ -92,14 +93,5 @@ export class SendMessageTargets {
   }
 }
 
-const targets = new WeakMap<CoreDeps, SendMessageTargets>();
-
 /** The one target cache of a core (created, and subscribed to its events, on first use). */
-export function sendMessageTargets(deps: CoreDeps): SendMessageTargets {
-  let found = targets.get(deps);
-  if (!found) {
-    found = new SendMessageTargets(deps);
-    targets.set(deps, found);
-  }
-  return found;
-}
+export const sendMessageTargets = perCore((deps) => new SendMessageTargets(deps));

@@ -1,4 +1,5 @@
 import type { CoreDeps } from "../deps";
+import { perCore } from "../shared/per-core";
 import { type EventToRecord, recordEvents } from "./service/record-event";
 
 interface Pending extends EventToRecord {
@@ -57,14 +58,5 @@ export class EventRecorder {
   }
 }
 
-const recorders = new WeakMap<CoreDeps, EventRecorder>();
-
 /** The one recorder of a core (one batch, one transaction, for all its followers). */
-export function recorderFor(deps: CoreDeps): EventRecorder {
-  let recorder = recorders.get(deps);
-  if (!recorder) {
-    recorder = new EventRecorder(deps);
-    recorders.set(deps, recorder);
-  }
-  return recorder;
-}
+export const recorderFor = perCore((deps) => new EventRecorder(deps));

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { SandboxRow } from "@sandbox-server/db";
 import type { CoreDeps } from "../../deps";
+import { perCore } from "../../shared/per-core";
 
 /**
  * The owner of warm-pool sandboxes: a user row that exists only as a tombstone (`deleted_at`
@@ -46,17 +47,10 @@ interface PoolState {
   active: boolean;
 }
 
-const states = new WeakMap<CoreDeps, PoolState>();
-
 /** Memory-only bookkeeping of one core's pool (the pool's records are ordinary sandbox rows). */
-export function poolState(deps: CoreDeps): PoolState {
-  let state = states.get(deps);
-  if (!state) {
-    state = { taken: new Set(), refilling: null, wake: null, active: false };
-    states.set(deps, state);
-  }
-  return state;
-}
+export const poolState = perCore(
+  (): PoolState => ({ taken: new Set(), refilling: null, wake: null, active: false }),
+);
 
 /**
  * How long a claim's refill waits before it starts. Starting a sandbox costs a burst of CPU (a

@@ -2,6 +2,7 @@ import type { SandboxRow } from "@sandbox-server/db";
 import type { CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import { resolveSpec } from "../../sandbox-specs/resolve-spec";
+import { perCore } from "../../shared/per-core";
 import { createSandbox } from "../service/start-sandbox";
 import { errorMessage } from "../service/status";
 import { retireWarmSandbox } from "./evict";
@@ -68,11 +69,10 @@ async function refill(deps: CoreDeps): Promise<void> {
  * claim's key rotation. Probes are not activity (no idle pause) and not logged.
  */
 const KEEP_CONNECTED_MS = 2_000;
-const lastProbe = new WeakMap<CoreDeps, Map<string, number>>();
+const lastProbe = perCore(() => new Map<string, number>());
 
 function keepConnected(deps: CoreDeps, live: readonly SandboxRow[]): void {
-  const probed = lastProbe.get(deps) ?? new Map<string, number>();
-  lastProbe.set(deps, probed);
+  const probed = lastProbe(deps);
   const now = performance.now();
   const running = new Set<string>();
   for (const row of live) {

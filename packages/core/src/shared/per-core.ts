@@ -1,0 +1,17 @@
+import type { CoreDeps } from "../deps";
+
+/**
+ * One `T` per core, made by `make` on first use and kept as long as the core: memory-only state
+ * of a service (caches, in-flight work) that every call on the same core shares.
+ */
+export function perCore<T>(make: (deps: CoreDeps) => T): (deps: CoreDeps) => T {
+  const made = new WeakMap<CoreDeps, T>();
+  return (deps) => {
+    let value = made.get(deps);
+    if (value === undefined) {
+      value = make(deps);
+      made.set(deps, value);
+    }
+    return value;
+  };
+}
