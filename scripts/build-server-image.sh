@@ -19,6 +19,8 @@ SERVER_DIR="$ROOT/apps/server"
 AGENT_DIR="$ROOT/apps/agent-server"
 DOCKERFILE="$SERVER_DIR/Dockerfile"
 SERVER_BUNDLE="$SERVER_DIR/dist/server.js"
+# The ingest worker the server starts beside it (events followed on their own thread).
+EVENT_WORKER_BUNDLE="$SERVER_DIR/dist/event-worker.js"
 AGENT_BUNDLE="$AGENT_DIR/dist/agent-server.js"
 LOCAL_BASE="sandbox-server/base:bookworm-node20"
 BASE_IMAGE="${BASE_IMAGE:-$LOCAL_BASE}"
@@ -34,7 +36,7 @@ die() { log "error: $*"; exit 1; }
 image_exists() { docker image inspect "$1" >/dev/null 2>&1; }
 
 ensure_bundles() {
-  if [ -s "$SERVER_BUNDLE" ] && [ -s "$AGENT_BUNDLE" ] && [ -d "$SERVER_DIR/dist/drizzle" ] && [ -d "$SERVER_DIR/dist/drizzle-pg" ] &&
+  if [ -s "$SERVER_BUNDLE" ] && [ -s "$EVENT_WORKER_BUNDLE" ] && [ -s "$AGENT_BUNDLE" ] && [ -d "$SERVER_DIR/dist/drizzle" ] && [ -d "$SERVER_DIR/dist/drizzle-pg" ] &&
     [ "${REBUILD_BUNDLES:-0}" != "1" ]; then
     log "using the existing bundles (REBUILD_BUNDLES=1 rebuilds them)"
     local newer
@@ -133,6 +135,7 @@ stage_context() {
   mkdir -p "$context/app/apps/server/dist" "$context/app/apps/agent-server/dist"
   cp "$DOCKERFILE" "$context/Dockerfile"
   cp "$SERVER_BUNDLE" "$context/app/apps/server/dist/server.js"
+  cp "$EVENT_WORKER_BUNDLE" "$context/app/apps/server/dist/event-worker.js"
   cp -r "$SERVER_DIR/dist/drizzle" "$context/app/apps/server/dist/drizzle"
   cp -r "$SERVER_DIR/dist/drizzle-pg" "$context/app/apps/server/dist/drizzle-pg"
   cp "$AGENT_BUNDLE" "$context/app/apps/agent-server/dist/agent-server.js"

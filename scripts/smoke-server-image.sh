@@ -209,6 +209,8 @@ main() {
     "$IMAGE" >/dev/null
   wait_for_health
   log "/health answers at $BASE_URL"
+  docker logs "$NAME" 2>&1 | grep -q "events are followed and stored on the ingest worker's thread" ||
+    fail "the image's control plane does not follow events on its ingest worker (dist/event-worker.js)"
 
   KEY="$(docker exec "$NAME" cat /data/admin-api-key)"
   [ -n "$KEY" ] || fail "no admin key in the container's /data/admin-api-key"

@@ -8,20 +8,13 @@
 import { cpSync, existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { bundleOptions } from "../apps/server/bundle.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const serverDir = path.join(root, "apps/server");
 
-// Kept in step with the `external` list of apps/server/build.mjs.
-const ENTRY_PACKAGES = [
-  "better-sqlite3",
-  "dockerode",
-  "swagger-ui-express",
-  "swagger-ui-dist",
-  "pino",
-  "cpu-features",
-  "ssh2",
-];
+// The bundle's externals (apps/server/bundle.mjs), but pg's optional native binding: never installed.
+const ENTRY_PACKAGES = bundleOptions.external.filter((name) => name !== "pg-native");
 
 // Only needed while installing (downloading prebuilt binaries, compiling addons).
 const INSTALL_ONLY = new Set(["prebuild-install", "node-gyp", "nan", "buildcheck"]);

@@ -1,31 +1,14 @@
-// Bundles the control plane into dist/server.js; native and asset-carrying modules stay external.
+// Bundles the control plane into dist/server.js, and the ingest worker it starts beside it (events
+// followed on their own thread) into dist/event-worker.js.
 import { cpSync, rmSync } from "node:fs";
 import { build } from "esbuild";
+import { bundleOptions } from "./bundle.mjs";
 
 rmSync("dist", { recursive: true, force: true });
 await build({
-  entryPoints: ["src/main.ts"],
-  outfile: "dist/server.js",
-  bundle: true,
-  platform: "node",
-  target: "node20",
-  format: "esm",
-  sourcemap: true,
-  external: [
-    "better-sqlite3",
-    "dockerode",
-    "swagger-ui-express",
-    "swagger-ui-dist",
-    "pino",
-    "cpu-features",
-    "ssh2",
-    // pg's optional native binding (never used: node-postgres runs in pure JS here).
-    "pg-native",
-  ],
-  banner: {
-    js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
-  },
-  logLevel: "warning",
+  ...bundleOptions,
+  entryPoints: { server: "src/main.ts", "event-worker": "src/event-worker.ts" },
+  outdir: "dist",
 });
 cpSync("../../packages/db/drizzle", "dist/drizzle", { recursive: true });
 cpSync("../../packages/db/drizzle-pg", "dist/drizzle-pg", { recursive: true });

@@ -33,6 +33,8 @@ const log = pino({
 // The bundle ships the migrations beside it (dist/drizzle); from source the db package finds its own.
 const bundledMigrations = path.join(path.dirname(fileURLToPath(import.meta.url)), "drizzle");
 const bundledPgMigrations = path.join(path.dirname(fileURLToPath(import.meta.url)), "drizzle-pg");
+// The bundle's ingest worker; from source (npm run dev) events are followed on the main thread.
+const eventWorkerScript = new URL("./event-worker.js", import.meta.url);
 
 async function main() {
   const dataDir = prepareDataDir(env.DATA_DIR);
@@ -54,6 +56,7 @@ async function main() {
     defaultImage: env.SANDBOX_IMAGE,
     ...(existsSync(bundledMigrations) ? { migrationsFolder: bundledMigrations } : {}),
     ...(existsSync(bundledPgMigrations) ? { pgMigrationsFolder: bundledPgMigrations } : {}),
+    ...(existsSync(fileURLToPath(eventWorkerScript)) ? { eventWorkerScript } : {}),
     config: {
       maxRunningSandboxes: env.MAX_RUNNING_SANDBOXES,
       allowUnisolatedMultiUser: env.ALLOW_UNISOLATED_MULTI_USER,

@@ -24,19 +24,33 @@ export interface OpenStoreOptions {
   log: Logger;
 }
 
+/** Where the store is, as another thread of this process opens it again (`openAttachedStore`). */
+export interface StoreLocation {
+  /** DATABASE_URL, or else the SQLite file. */
+  databaseUrl: string | null;
+  sqliteFile: string;
+  secretsKey: Uint8Array;
+}
+
+export interface OpenedStore {
+  store: Store;
+  location: StoreLocation;
+}
+
 /**
  * Opens the store with the secrets key: PostgreSQL at `databaseUrl` when given (migrated on open),
  * else the SQLite file in the data directory. A key that does not decrypt the stored secrets,
  * stored secrets that do not decrypt, or a database that cannot be reached stop the start with
  * one line.
  */
-export async function openStore(options: OpenStoreOptions): Promise<Store> {
+export async function openStore(options: OpenStoreOptions): Promise<OpenedStore> {
   const secrets = resolveSecretsKey(options.secretsKey, options.dataDir);
   const secretBox = createSecretBox(secrets.key);
+  const sqliteFile = path.join(options.dataDir, "sandbox-server.db");
   try {
     const store = options.databaseUrl
       ? await openPostgres(options.databaseUrl, secretBox, options)
-      : createSqliteStore(path.join(options.dataDir, "sandbox-server.db"), {
+      : createSqliteStore(sqliteFile, {
           secretBox,
           ...(options.migrationsFolder ? { migrationsFolder: options.migrationsFolder } : {}),
         });
@@ -46,7 +60,8 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
         `secrets key written to ${secrets.file}; back it up with the database: without it stored secrets are lost`,
       );
     }
-    return store;
+    const databaseUrl = options.databaseUrl ?? null;
+    return { store, location: { databaseUrl, sqliteFile, secretsKey: secrets.key } };
   } catch (error) {
     // A key just generated for a database written with another key has encrypted nothing (the
     // store wrote nothing): removed, so the next start tells the same story.
@@ -55,6 +70,22 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     }
     throw startupError(error, secrets) ?? error;
   }
+}
+
+/** How many connections the ingest worker's PostgreSQL pool holds (it writes one batch at a time). */
+const ATTACHED_PG_CONNECTIONS = 2;
+
+/** The store `openStore` opened, opened again (from another thread): no migrations, no sealing. */
+export function openAttachedStore(location: StoreLocation): Promise<Store> {
+  const secretBox = createSecretBox(location.secretsKey);
+  if (location.databaseUrl) {
+    return createPostgresStore(location.databaseUrl, {
+      secretBox,
+      attach: true,
+      maxConnections: ATTACHED_PG_CONNECTIONS,
+    });
+  }
+  return Promise.resolve(createSqliteStore(location.sqliteFile, { secretBox, attach: true }));
 }
 
 async function openPostgres(

@@ -2,6 +2,7 @@ import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
+import { Worker } from "node:worker_threads";
 import { bootstrapAdmin, type Core, type CoreConfig, createCore } from "@sandbox-server/core";
 import type { Store } from "@sandbox-server/db";
 import type { SandboxRuntime } from "@sandbox-server/runtime";
@@ -34,6 +35,11 @@ export interface StartServerOptions {
   databaseUrl?: string | undefined;
   /** Folder of the PostgreSQL migrations (the bundle's copy); default: packages/db/drizzle-pg. */
   pgMigrationsFolder?: string;
+  /**
+   * The ingest worker's script (the bundle's dist/event-worker.js): events are followed and stored
+   * on a thread of their own. Absent: on the main thread.
+   */
+  eventWorkerScript?: URL | undefined;
 }
 
 export interface RunningServer {
@@ -50,7 +56,7 @@ export interface RunningServer {
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const { log } = options;
   mkdirSync(options.dataDir, { recursive: true });
-  const store = await openStore({
+  const { store, location } = await openStore({
     dataDir: options.dataDir,
     databaseUrl: options.databaseUrl,
     pgMigrationsFolder: options.pgMigrationsFolder,
@@ -67,6 +73,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     throw error;
   }
   const metrics = createServerMetrics();
+  const { eventWorkerScript } = options;
   const core = createCore({
     store,
     runtime,
@@ -74,6 +81,12 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     metrics: metrics.core,
     ...(options.config ? { config: options.config } : {}),
     ...(options.defaultImage ? { defaultImage: options.defaultImage } : {}),
+    ...(eventWorkerScript
+      ? {
+          eventWorker: ({ config }) =>
+            new Worker(eventWorkerScript, { workerData: { store: location, config } }),
+        }
+      : {}),
   });
   metrics.attach(core);
   const { generatedKey } = await bootstrapAdmin(core.deps, options.adminApiKey);

@@ -19,6 +19,7 @@ import pino from "pino";
 import { inject } from "vitest";
 import { type RunningServer, startServer } from "../src/server";
 import { type ApiResponse, apiCall, type RequestOptions } from "./api-call";
+import { testEventWorkerScript } from "./event-worker-bundle";
 
 export const ADMIN_KEY = "ssk_test_admin_key_0123456789";
 export const agentServerEntry = fileURLToPath(
@@ -125,6 +126,11 @@ export async function startTestServer(
     sandboxing?: "auto" | "none";
     /** METRICS_TOKEN. */
     metricsToken?: string;
+    /**
+     * The ingest worker's script: by default the bundle of the current sources (as the server's
+     * bundle runs it); `null` follows events on the main thread.
+     */
+    eventWorkerScript?: URL | null;
   } = {},
 ): Promise<TestServer> {
   const kind = options.runtime ?? testRuntime();
@@ -147,8 +153,13 @@ export async function startTestServer(
   };
   let runtime = await createRuntime(kind, dataDir, options.sandboxing);
   const database = testStore() === "postgres" ? await freshPostgresDatabase() : null;
+  const eventWorkerScript =
+    options.eventWorkerScript === undefined
+      ? await testEventWorkerScript()
+      : (options.eventWorkerScript ?? undefined);
   const boot = (overrides: Partial<CoreConfig> = {}) =>
     startServer({
+      eventWorkerScript,
       dataDir,
       databaseUrl: database?.url,
       runtime,

@@ -1,10 +1,13 @@
 import { totalmem } from "node:os";
+import type { Worker } from "node:worker_threads";
 import type { Store } from "@sandbox-server/db";
 import type { SandboxRuntime } from "@sandbox-server/runtime";
 import { AgentServerClient } from "./agent-client";
 import { type CoreConfig, type CoreDeps, createEvents } from "./deps";
 import { EventFollower } from "./events/event-follower";
-import { recorderFor } from "./events/event-recorder";
+import type { IngestWorkerData } from "./events/ingest/protocol";
+import { WorkerFollowers } from "./events/ingest/worker-followers";
+import { ingestConfigOf } from "./events/ingest-deps";
 import type { Logger } from "./logger";
 import type { CoreMetrics } from "./metrics";
 import { DutyLease } from "./replicas/duty-lease";
@@ -60,6 +63,12 @@ export interface CreateCoreOptions {
   metrics?: CoreMetrics;
   /** This process's id among replicas; default a random `rpl_…`. */
   replicaId?: string;
+  /**
+   * Starts the ingest worker: a thread that runs `runIngestWorker` over a store connection of its
+   * own, given the core's part of its `workerData`. Events are then followed and stored there, off
+   * the loop that serves requests. Absent: on the main thread.
+   */
+  eventWorker?: (data: Pick<IngestWorkerData, "config">) => Worker;
 }
 
 export interface Core {
@@ -117,7 +126,13 @@ export function createCore(options: CreateCoreOptions): Core {
     ...(options.metrics ? { metrics: options.metrics } : {}),
   };
   const supervisor = new SandboxSupervisor(deps);
-  const follower = new EventFollower(deps);
+  const { eventWorker } = options;
+  const follower = new EventFollower(
+    deps,
+    eventWorker
+      ? () => new WorkerFollowers(deps, () => eventWorker({ config: ingestConfigOf(config) }))
+      : undefined,
+  );
   const webhookWorker = new DeliveryWorker(deps);
   let unwatchLifecycle: (() => void) | null = null;
   // The background duties: exactly one replica runs them (the duties lease holder).
@@ -132,9 +147,8 @@ export function createCore(options: CreateCoreOptions): Core {
     async stop() {
       leading = false;
       supervisor.stop();
-      follower.stop();
       // Events already received are stored, not left for the next holder to fetch again.
-      await recorderFor(deps).flush();
+      await follower.stop();
       await webhookWorker.stop();
     },
   };

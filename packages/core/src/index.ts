@@ -6,6 +6,8 @@ export * from "./deps";
 export * from "./describe-error";
 export * from "./errors";
 export type { EventFollower } from "./events/event-follower";
+export type { IngestWorkerData } from "./events/ingest/protocol";
+export type { IngestConfig } from "./events/ingest-deps";
 export * from "./logger";
 export type { CoreMetrics, DeliveryOutcome, ForwardOutcome } from "./metrics";
 export * from "./openapi";

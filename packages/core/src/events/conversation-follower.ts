@@ -1,10 +1,10 @@
 import type { ConversationEventRow, ConversationRow, SandboxRow } from "@sandbox-server/db";
 import WebSocket from "ws";
-import type { CoreDeps } from "../deps";
 import { errorMessage } from "../sandboxes/service/status";
 import { backoffDelay } from "../shared/backoff";
 import type { IncomingEvent } from "./contracts";
 import { recorderFor } from "./event-recorder";
+import type { IngestDeps } from "./ingest-deps";
 import { parseIncomingEvent } from "./parse-incoming-event";
 import { fullStatePatch } from "./service/conversation-metadata";
 import { timestampMicros } from "./timestamps";
@@ -30,7 +30,7 @@ export class ConversationFollower {
   private stopped = false;
 
   constructor(
-    private readonly deps: CoreDeps,
+    private readonly deps: IngestDeps,
     readonly conversationId: string,
     readonly sandboxId: string,
     /** Called once when the follower ends by itself (conversation or sandbox gone). */

@@ -1,7 +1,7 @@
 import type { ConversationRow, SandboxRow } from "@sandbox-server/db";
 import type { CoreDeps, SandboxStatusChange } from "../deps";
 import { errorMessage } from "../sandboxes/service/status";
-import { ConversationFollower } from "./conversation-follower";
+import { type FollowerHost, type FollowHandle, InProcessFollowers } from "./ingest/in-process";
 
 /**
  * Follows every conversation of every RUNNING sandbox: from the start of the core, from a
@@ -13,16 +13,34 @@ import { ConversationFollower } from "./conversation-follower";
  * process hearing of it, so it also scans the store every `followerScanIntervalMs`: follows what
  * is RUNNING and not yet followed, stops what is no longer RUNNING. In-process events stay the
  * fast path. Restartable (`stop()`, then `start()`): it runs while this replica holds the duties.
+ *
+ * Which conversations to follow is decided here, on the main thread; following them and storing
+ * their events happens in the host `makeHost` gives each start: this thread's, or the ingest
+ * worker's (a thread of its own, see ./ingest).
  */
 export class EventFollower {
-  private readonly followers = new Map<string, ConversationFollower>();
+  private readonly followers = new Map<string, FollowHandle>();
+  private host: FollowerHost | null = null;
   private unsubscribe: (() => void) | null = null;
   private scanTimer: NodeJS.Timeout | null = null;
   private scanning = false;
 
-  constructor(private readonly deps: CoreDeps) {}
+  constructor(
+    private readonly deps: CoreDeps,
+    private readonly makeHost: () => FollowerHost = () => new InProcessFollowers(deps),
+  ) {}
+
+  /** Where events are followed and stored now: "worker" on the ingest worker's thread. */
+  get where(): "main" | "worker" | null {
+    return this.host?.where ?? null;
+  }
 
   async start(): Promise<void> {
+    const host = this.makeHost();
+    this.host = host;
+    await host.start?.();
+    // Stopped while the host started.
+    if (this.host !== host) return;
     const { events } = this.deps;
     const onStatus = ({ sandbox }: SandboxStatusChange) =>
       this.guard(sandbox.id, async () => {
@@ -60,13 +78,17 @@ export class EventFollower {
     }
   }
 
-  stop(): void {
+  /** Stops following; resolves once every event received so far is stored. */
+  async stop(): Promise<void> {
     if (this.scanTimer) clearInterval(this.scanTimer);
     this.scanTimer = null;
     this.unsubscribe?.();
     this.unsubscribe = null;
     for (const follower of this.followers.values()) follower.stop();
     this.followers.clear();
+    const host = this.host;
+    this.host = null;
+    await host?.close();
   }
 
   private active(): boolean {
@@ -129,18 +151,12 @@ export class EventFollower {
   }
 
   private follow(conversation: ConversationRow): void {
-    if (this.followers.has(conversation.id)) return;
-    const follower = new ConversationFollower(
-      this.deps,
-      conversation.id,
-      conversation.sandboxId,
-      () => {
-        if (this.followers.get(conversation.id) === follower)
-          this.followers.delete(conversation.id);
-      },
-    );
+    const { host } = this;
+    if (!host || this.followers.has(conversation.id)) return;
+    const follower = host.follow(conversation.id, conversation.sandboxId, () => {
+      if (this.followers.get(conversation.id) === follower) this.followers.delete(conversation.id);
+    });
     this.followers.set(conversation.id, follower);
-    follower.start();
   }
 
   /** Listeners run after the move that emitted: a failure here must not reach that move. */

@@ -1,5 +1,5 @@
-import type { CoreDeps } from "../deps";
 import { perCore } from "../shared/per-core";
+import type { IngestDeps } from "./ingest-deps";
 import { type EventToRecord, recordEvents } from "./service/record-event";
 
 interface Pending extends EventToRecord {
@@ -29,7 +29,7 @@ export class EventRecorder {
   /** The batch being stored, and every batch before it. */
   private storing: Promise<void> = Promise.resolve();
 
-  constructor(private readonly deps: CoreDeps) {}
+  constructor(private readonly deps: IngestDeps) {}
 
   record(pending: Pending): void {
     this.queue.push(pending);
@@ -59,4 +59,4 @@ export class EventRecorder {
 }
 
 /** The one recorder of a core (one batch, one transaction, for all its followers). */
-export const recorderFor = perCore((deps) => new EventRecorder(deps));
+export const recorderFor = perCore((deps: IngestDeps) => new EventRecorder(deps));

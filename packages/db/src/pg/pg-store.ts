@@ -24,6 +24,11 @@ export interface PostgresStoreOptions {
    * holds) before `StoreBusyError`: PostgreSQL's `lock_timeout`. Default 2000 ms.
    */
   busyRetryMs?: number;
+  /**
+   * Another store over a database a store of this process already opened (the ingest worker's):
+   * connects, but neither migrates nor seals — the first store did.
+   */
+  attach?: boolean;
 }
 
 /** Transaction-level advisory lock every transaction of every replica takes first. */
@@ -62,11 +67,13 @@ export async function createPostgresStore(
       });
     });
     try {
-      await prepareDatabase(
-        client,
-        options.secretBox,
-        options.migrationsFolder ?? defaultPgMigrationsFolder,
-      );
+      if (!options.attach) {
+        await prepareDatabase(
+          client,
+          options.secretBox,
+          options.migrationsFolder ?? defaultPgMigrationsFolder,
+        );
+      }
     } finally {
       client.release();
     }

@@ -20,20 +20,24 @@ export interface CreateDbOptions {
   migrationsFolder?: string;
   /** How long a statement waits for a lock held by another connection before SQLITE_BUSY. */
   busyTimeoutMs?: number;
+  /** Another connection to a database already opened (and migrated) elsewhere: no migrations. */
+  attach?: boolean;
 }
 
 export const defaultMigrationsFolder = fileURLToPath(new URL("../../drizzle", import.meta.url));
 
 /** Opens (creating if needed) the SQLite database at `path` (or `:memory:`) and migrates it. */
 export function createDb(path: string, options: CreateDbOptions = {}): DbHandle {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-  const sqlite = new Database(path);
+  if (path !== ":memory:" && !options.attach) mkdirSync(dirname(path), { recursive: true });
+  const sqlite = new Database(path, { fileMustExist: options.attach === true });
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
   const db = drizzle(sqlite, { schema });
-  migrate(db, { migrationsFolder: options.migrationsFolder ?? defaultMigrationsFolder });
+  if (!options.attach) {
+    migrate(db, { migrationsFolder: options.migrationsFolder ?? defaultMigrationsFolder });
+  }
   return {
     db,
     sqlite,

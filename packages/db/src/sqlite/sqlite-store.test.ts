@@ -171,6 +171,30 @@ describe("checkpoints", () => {
   });
 });
 
+describe("an attached store (another thread's connection to the same file)", () => {
+  it("reads and writes what the first store does, and opens no file of its own", async () => {
+    const key = randomBytes(32);
+    const first = createSqliteStore(file, { secretBox: createSecretBox(key) });
+    stores.push(first);
+    await withUser(first);
+    const attached = createSqliteStore(file, { secretBox: createSecretBox(key), attach: true });
+    stores.push(attached);
+    await first.sandboxes.insert(sandbox("sb_first"));
+    await attached.transaction((tx) => tx.sandboxes.insert(sandbox("sb_attached")));
+    // Secrets sealed by one open with the other (the same key).
+    expect((await attached.sandboxes.get("sb_first"))?.sessionApiKey).toBe("k");
+    expect(await first.sandboxes.get("sb_attached")).toBeDefined();
+    // It never creates (nor migrates) a database: a missing file is an error.
+    expect(() =>
+      createSqliteStore(path.join(dir, "missing.db"), {
+        secretBox: createSecretBox(key),
+        attach: true,
+      }),
+    ).toThrow();
+    expect(existsSync(path.join(dir, "missing.db"))).toBe(false);
+  });
+});
+
 describe("a limit checked by count + insert", () => {
   /** One create as the control plane makes it: count the active rows, then insert one. */
   async function create(repos: Repositories) {

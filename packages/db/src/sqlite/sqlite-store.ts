@@ -29,6 +29,11 @@ export interface SqliteStoreOptions {
    * the store's write lock before it fails with `StoreBusyError`. Default 2000 ms.
    */
   busyRetryMs?: number;
+  /**
+   * Another store over a file a store of this process already opened (the ingest worker's): no
+   * migrations, no sealing, no checkpoints of its own — the first store does those.
+   */
+  attach?: boolean;
 }
 
 export const DEFAULT_BUSY_TIMEOUT_MS = 5;
@@ -49,12 +54,14 @@ const OPEN_BUSY_TIMEOUT_MS = 5_000;
 export function createSqliteStore(path: string, options: SqliteStoreOptions): Store {
   const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   const busyRetryMs = options.busyRetryMs ?? DEFAULT_BUSY_RETRY_MS;
+  const attach = options.attach === true;
   const writer = createDb(path, {
     busyTimeoutMs: OPEN_BUSY_TIMEOUT_MS,
+    attach,
     ...(options.migrationsFolder ? { migrationsFolder: options.migrationsFolder } : {}),
   });
   try {
-    sealStoredSecrets(writer.sqlite, options.secretBox);
+    if (!attach) sealStoredSecrets(writer.sqlite, options.secretBox);
   } catch (error) {
     writer.close();
     throw error;
@@ -63,7 +70,9 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions): St
   const secrets = secretRows(options.secretBox);
   const inMemory = path === ":memory:" || path === "";
   const reader = inMemory ? null : openReadConnection(path, busyTimeoutMs);
-  const checkpointer = inMemory ? null : startWalCheckpointer(path, writer.sqlite);
+  const checkpointer = inMemory || attach ? null : startWalCheckpointer(path, writer.sqlite);
+  // The first store's checkpointer copies the log for every connection to the file.
+  if (attach) writer.sqlite.pragma("wal_autocheckpoint = 0");
   const writeRepos = createSyncRepositories(writer.db);
   const readRepos = reader ? createSyncRepositories(reader.db) : writeRepos;
   const begin = writer.sqlite.prepare("BEGIN IMMEDIATE");

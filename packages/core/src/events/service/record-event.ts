@@ -1,7 +1,7 @@
 import type { ConversationRow, EventActivity, Repositories, WebhookRow } from "@sandbox-server/db";
-import type { CoreDeps } from "../../deps";
 import { queueDeliveries } from "../../webhooks/service/queue-deliveries";
 import type { IncomingEvent } from "../contracts";
+import type { IngestDeps } from "../ingest-deps";
 import { eventActivity, mergeActivity } from "./conversation-metadata";
 
 export interface EventToRecord {
@@ -19,7 +19,7 @@ export interface EventToRecord {
  * conversation's record is updated once with its new events' activity merged in order (the same
  * record as one update per event), and each owner's webhooks are read once.
  */
-export async function recordEvents(deps: CoreDeps, items: EventToRecord[]): Promise<boolean[]> {
+export async function recordEvents(deps: IngestDeps, items: EventToRecord[]): Promise<boolean[]> {
   let queued = 0;
   const stored = await deps.transaction(async (tx) => {
     const news: boolean[] = [];
@@ -58,7 +58,7 @@ export async function recordEvents(deps: CoreDeps, items: EventToRecord[]): Prom
 
 /** One event's row, inside the caller's transaction; false when its id is already stored. */
 function insertEvent(
-  deps: CoreDeps,
+  deps: IngestDeps,
   tx: Repositories,
   { conversation, event, timestampUs }: EventToRecord,
 ): Promise<boolean> {
@@ -77,7 +77,7 @@ function insertEvent(
 
 /** The event's outbox rows for the owner's matching webhooks (`hooks`); how many. */
 function queueEvent(
-  deps: CoreDeps,
+  deps: IngestDeps,
   tx: Repositories,
   { conversation, event }: EventToRecord,
   hooks: WebhookRow[],

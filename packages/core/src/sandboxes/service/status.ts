@@ -3,7 +3,8 @@ import type { CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import type { SandboxStatus } from "../contracts";
 
-export { errorMessage } from "@sandbox-server/runtime";
+// The subpath: what only needs this (the ingest worker) does not load the runtimes.
+export { errorMessage } from "@sandbox-server/runtime/error-message";
 
 type SandboxMove = SandboxPatch & { status?: SandboxStatus };
 

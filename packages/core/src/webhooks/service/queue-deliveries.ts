@@ -18,7 +18,7 @@ export interface Occurrence {
  * (a batch of events reads them once per owner, not once per event).
  */
 export async function queueDeliveries(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "repos" | "now">,
   occurrence: Occurrence,
   repos: Repositories = deps.repos,
   ownerHooks?: WebhookRow[],

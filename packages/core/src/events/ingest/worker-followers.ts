@@ -1,0 +1,185 @@
+import { once } from "node:events";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Worker } from "node:worker_threads";
+import type { CoreDeps } from "../../deps";
+import { errorMessage } from "../../sandboxes/service/status";
+import { type FollowerHost, type FollowHandle, InProcessFollowers } from "./in-process";
+import type { FromWorker, StoredNotice, ToWorker } from "./protocol";
+
+/** How long the worker may take to open its store before the main thread follows instead. */
+const START_TIMEOUT_MS = 30_000;
+/** How long closing may take (store what is pending, close the store) before the thread is ended. */
+const CLOSE_TIMEOUT_MS = 10_000;
+
+interface Followed {
+  sandboxId: string;
+  onEnd: () => void;
+  /** Set once the worker is gone and this thread follows the conversation instead. */
+  local: FollowHandle | null;
+}
+
+/**
+ * Follows conversations and records their events on the ingest worker, a thread with its own store
+ * connection (see ./serve.ts): the main thread, which serves requests, only names what to follow
+ * and applies one short notice per stored burst. Should the worker fail to start, or die, this
+ * thread follows every conversation itself (logged): events are never left unfollowed.
+ */
+export class WorkerFollowers implements FollowerHost {
+  private worker: Worker | null = null;
+  private fallback: InProcessFollowers | null = null;
+  private readonly followed = new Map<string, Followed>();
+  private readonly flushes = new Map<number, () => void>();
+  private nextFlush = 0;
+  private closing = false;
+
+  constructor(
+    private readonly deps: CoreDeps,
+    private readonly spawn: () => Worker,
+  ) {}
+
+  get where(): "main" | "worker" {
+    return this.worker ? "worker" : "main";
+  }
+
+  /** Starts the worker and waits until its store is open (or follows on this thread). */
+  async start(): Promise<void> {
+    let worker: Worker;
+    try {
+      worker = this.spawn();
+    } catch (error) {
+      this.fallBack(`the ingest worker did not start: ${errorMessage(error)}`);
+      return;
+    }
+    const started = new Promise<string | null>((resolve) => {
+      worker.on("message", (message: FromWorker) => {
+        if (message.type === "ready") resolve(null);
+        else if (message.type === "failed") resolve(message.reason);
+        else this.onMessage(message);
+      });
+      worker.once("error", (error) => resolve(errorMessage(error)));
+      worker.once("exit", (code) => resolve(`exited with code ${code}`));
+    });
+    const failure = await Promise.race([
+      started,
+      sleep(START_TIMEOUT_MS, "did not open its store in time", { ref: false }),
+    ]);
+    if (failure !== null) {
+      void worker.terminate();
+      this.fallBack(`the ingest worker did not start: ${failure}`);
+      return;
+    }
+    this.worker = worker;
+    this.deps.log.info({}, "events are followed and stored on the ingest worker's thread");
+    worker.once("exit", (code) => {
+      if (this.worker !== worker) return;
+      this.worker = null;
+      if (!this.closing) this.fallBack(`the ingest worker exited (code ${code})`);
+    });
+    worker.on("error", (error) => {
+      this.deps.log.error({ reason: errorMessage(error) }, "the ingest worker failed");
+    });
+  }
+
+  follow(conversationId: string, sandboxId: string, onEnd: () => void): FollowHandle {
+    const entry: Followed = { sandboxId, onEnd, local: null };
+    this.followed.set(conversationId, entry);
+    if (this.fallback) entry.local = this.followHere(conversationId, entry);
+    else this.post({ type: "follow", conversationId, sandboxId });
+    return {
+      sandboxId,
+      stop: () => {
+        if (this.followed.get(conversationId) !== entry) return;
+        this.followed.delete(conversationId);
+        if (entry.local) entry.local.stop();
+        else this.post({ type: "unfollow", conversationId });
+      },
+    };
+  }
+
+  async flush(): Promise<void> {
+    const worker = this.worker;
+    if (worker) {
+      const id = this.nextFlush++;
+      const flushed = new Promise<void>((resolve) => this.flushes.set(id, resolve));
+      this.post({ type: "flush", id });
+      await Promise.race([flushed, once(worker, "exit")]);
+      this.flushes.delete(id);
+    }
+    await this.fallback?.flush();
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    const worker = this.worker;
+    if (worker) {
+      const exited = once(worker, "exit");
+      this.post({ type: "close" });
+      const ended = await Promise.race([
+        exited.then(() => true),
+        sleep(CLOSE_TIMEOUT_MS, false, { ref: false }),
+      ]);
+      if (!ended) {
+        this.deps.log.warn({}, "the ingest worker did not close in time; ending it");
+        await worker.terminate();
+      }
+      this.worker = null;
+    }
+    await this.fallback?.close();
+  }
+
+  private post(message: ToWorker): void {
+    this.worker?.postMessage(message);
+  }
+
+  private onMessage(message: FromWorker): void {
+    switch (message.type) {
+      case "stored":
+        this.apply(message.notice);
+        return;
+      case "ended": {
+        const entry = this.followed.get(message.conversationId);
+        if (!entry || entry.local) return;
+        this.followed.delete(message.conversationId);
+        entry.onEnd();
+        return;
+      }
+      case "log":
+        this.deps.log[message.level](message.fields, message.message);
+        return;
+      case "flushed":
+        this.flushes.get(message.id)?.();
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** What the worker's stored burst changed, applied as recording on this thread would have. */
+  private apply(notice: StoredNotice): void {
+    const { deps } = this;
+    for (const [sandboxId, at] of notice.activity) deps.activity.set(sandboxId, at);
+    for (const lag of notice.lags) deps.metrics?.eventStored(lag);
+    for (const id of new Set(notice.conversations)) deps.events.emit("conversation.activity", id);
+    if (notice.webhooksQueued) deps.events.emit("webhooks.queued");
+  }
+
+  /** From now on this thread follows: every conversation the worker followed, and new ones. */
+  private fallBack(reason: string): void {
+    this.deps.log.error({ reason }, "following events on the main thread instead");
+    this.fallback ??= new InProcessFollowers(this.deps);
+    for (const [conversationId, entry] of this.followed) {
+      entry.local ??= this.followHere(conversationId, entry);
+    }
+    for (const resolve of this.flushes.values()) resolve();
+    this.flushes.clear();
+  }
+
+  private followHere(conversationId: string, entry: Followed): FollowHandle {
+    const fallback = this.fallback as InProcessFollowers;
+    return fallback.follow(conversationId, entry.sandboxId, () => {
+      if (this.followed.get(conversationId) !== entry) return;
+      this.followed.delete(conversationId);
+      entry.onEnd();
+    });
+  }
+}
