@@ -58,7 +58,7 @@ export async function launchRun(
       paths,
       command: record.command,
       secrets,
-      cgroupProcsFiles: cgroup?.procsFiles ?? [],
+      cgroupJoinFiles: cgroup?.joinFiles ?? [],
     });
     state.argv = plan.argv;
     const launched = await launchAgentServer({

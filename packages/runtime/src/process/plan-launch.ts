@@ -27,8 +27,8 @@ export interface PlanInput {
   /** The start option `command`; null runs the agent-server bundle. */
   command: string[] | null;
   secrets: SandboxSecrets;
-  /** `cgroup.procs` files to join before anything else runs (empty: no limits). */
-  cgroupProcsFiles: string[];
+  /** The cgroup files to join (v1 `tasks`, v2 `cgroup.procs`) before anything else runs (empty: no limits). */
+  cgroupJoinFiles: string[];
 }
 
 /**
@@ -57,7 +57,7 @@ export async function planLaunch(input: PlanInput): Promise<LaunchPlan> {
       workspaceDir: paths.workspaceDir,
       marker,
     });
-    return plan(argv, env, paths.workspaceDir, null, false, "none", input.cgroupProcsFiles);
+    return plan(argv, env, paths.workspaceDir, null, false, "none", input.cgroupJoinFiles);
   }
   const etcFiles = await writeSandboxEtc(paths.viewDir, settings.sandboxUid);
   const agentServer = input.command
@@ -85,12 +85,14 @@ export async function planLaunch(input: PlanInput): Promise<LaunchPlan> {
     tmpSizeMb: settings.tmpSizeMb,
   });
   // bwrap itself gets only the marker; what the sandbox gets is set up by --clearenv/--setenv.
-  return plan(bwrap.argv, marker, paths.dir, bwrap.fd3, true, "namespaces", input.cgroupProcsFiles);
+  return plan(bwrap.argv, marker, paths.dir, bwrap.fd3, true, "namespaces", input.cgroupJoinFiles);
 }
 
-// `$$` is the shell's pid, which exec hands on: the launched process starts in the cgroup.
+// The shell joins each cgroup, then execs (same pid, same cgroups): the launched process starts
+// in them. v1's `tasks` gets `0` (this thread: the shell has one), which spares the kernel's
+// global lock (see createSandboxCgroup); v2's `cgroup.procs` gets `$$`, the shell's pid.
 const JOIN_CGROUPS =
-  'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"';
+  'while [ "$1" != -- ]; do case "$1" in */tasks) echo 0 > "$1" ;; *) echo $$ > "$1" ;; esac || exit 125; shift; done; shift; exec "$@"';
 
 function plan(
   argv: string[],
@@ -99,11 +101,11 @@ function plan(
   fd3: Buffer | null,
   exitCodesCarrySignals: boolean,
   isolation: "namespaces" | "none",
-  cgroupProcsFiles: string[],
+  cgroupJoinFiles: string[],
 ): LaunchPlan {
   const spawnArgv =
-    cgroupProcsFiles.length === 0
+    cgroupJoinFiles.length === 0
       ? argv
-      : ["/bin/sh", "-c", JOIN_CGROUPS, "join-cgroup", ...cgroupProcsFiles, "--", ...argv];
+      : ["/bin/sh", "-c", JOIN_CGROUPS, "join-cgroup", ...cgroupJoinFiles, "--", ...argv];
   return { argv, spawnArgv, env, cwd, fd3, exitCodesCarrySignals, isolation };
 }

@@ -77,7 +77,11 @@ describe("ProcessRuntime limits", { timeout: 60_000 }, () => {
     // The whole sandbox (bwrap's processes too) is in the cgroup, with the limits written.
     const name = cgroupNameFor(dir, sandboxId);
     const agentServer = await agentServerHostPid(dir);
-    expect(await readFile(`/proc/${agentServer}/cgroup`, "utf8")).toContain(`/${name}`);
+    // In every hierarchy: v1's pids and memory (joined through `tasks`), v2's one.
+    const own = (await readFile(`/proc/${agentServer}/cgroup`, "utf8")).split("\n");
+    expect(own.filter((line) => line.endsWith(`/${name}`))).toHaveLength(
+      cgroups.version === 1 ? 2 : 1,
+    );
     const pidsDir = cgroups.parents.find((p) => p.controllers.includes("pids"))?.dir ?? "";
     expect((await readFile(path.join(pidsDir, name, "pids.max"), "utf8")).trim()).toBe(
       String(PIDS),

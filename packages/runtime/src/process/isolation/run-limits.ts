@@ -12,8 +12,8 @@ import {
 /** The cgroup of one run, when its limits are enforced. */
 export interface RunCgroup {
   name: string;
-  /** Where the launched process writes its pid before it execs. */
-  procsFiles: string[];
+  /** The files the launcher joins before it execs (v1 `tasks`, v2 `cgroup.procs`). */
+  joinFiles: string[];
   /** OOM kills counted in the cgroup before this run (a reused cgroup keeps its count). */
   oomKillsBefore: number;
 }
@@ -36,8 +36,8 @@ export async function prepareRunCgroup(
     return null;
   }
   const name = cgroupNameFor(sandboxDir, sandboxId);
-  const procsFiles = await createSandboxCgroup(cgroups, name, limits);
-  return { name, procsFiles, oomKillsBefore: await readOomKills(cgroups, name) };
+  const joinFiles = await createSandboxCgroup(cgroups, name, limits);
+  return { name, joinFiles, oomKillsBefore: await readOomKills(cgroups, name) };
 }
 
 /** Removes the sandbox's cgroup; its processes must be gone. */

@@ -27,8 +27,13 @@ export function cgroupNameFor(sandboxDir: string, sandboxId: string): string {
 
 /**
  * Creates (or reuses, on a restart) the sandbox's cgroup in every hierarchy, writes its limits,
- * and returns the `cgroup.procs` files the launcher must put the sandbox's first process into —
- * before it forks, so that nothing of the sandbox starts outside.
+ * and returns the files the launcher must put the sandbox's first process into — before it
+ * forks, so that nothing of the sandbox starts outside: v1's `tasks` (the launcher writes `0`,
+ * itself, single-threaded), v2's `cgroup.procs` (it writes its pid). Why v1's `tasks`: a write
+ * to `cgroup.procs` (or of a pid) takes the kernel's global threadgroup lock for writing, which
+ * waits for an RCU grace period — 6–16 ms on the development VM at every start; moving the
+ * writing thread itself (`0` into `tasks`) skips that lock (kernel/cgroup/cgroup.c,
+ * cgroup_procs_write_start) and takes ~0.3 ms.
  * Memory is RAM plus swap: swap is not a way around the limit.
  */
 export async function createSandboxCgroup(
@@ -36,16 +41,16 @@ export async function createSandboxCgroup(
   name: string,
   limits: SandboxLimits,
 ): Promise<string[]> {
-  const procsFiles: string[] = [];
+  const joinFiles: string[] = [];
   for (const parent of cgroups.parents) {
     const dir = await makeChild(cgroups, parent, name);
     for (const controller of parent.controllers) {
       if (controller === "pids") await writeLimit(dir, "pids.max", String(limits.pids ?? "max"));
       else await writeMemoryLimit(cgroups.version, dir, limits.memoryMb);
     }
-    procsFiles.push(path.join(dir, "cgroup.procs"));
+    joinFiles.push(path.join(dir, cgroups.version === 1 ? "tasks" : "cgroup.procs"));
   }
-  return procsFiles;
+  return joinFiles;
 }
 
 /**
