@@ -1,12 +1,12 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import type {
   AgentEvent,
   ConversationInfo,
   ExecutionStatus,
 } from "@sandbox-server/agent-contracts";
+import { vi } from "vitest";
 import { type AgentServer, type AgentServerOptions, createAgentServer } from "../src/server";
 
 export const SESSION_KEY = "test-session-key";
@@ -92,18 +92,19 @@ function makeDirs() {
   return { dataDir, workspaceDir };
 }
 
-/** Polls until `check` returns a value (not undefined); fails after `timeoutMs`. */
-export async function waitFor<T>(
+/** Polls `check` (vitest's `vi.waitFor`) until it returns a value (not undefined). */
+export function waitFor<T>(
   check: () => Promise<T | undefined> | T | undefined,
   timeoutMs = 10_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("waitFor: condition not met in time");
-    await sleep(20);
-  }
+  return vi.waitFor(
+    async () => {
+      const value = await check();
+      if (value === undefined) throw new Error("waitFor: condition not met in time");
+      return value;
+    },
+    { timeout: timeoutMs, interval: 20 },
+  );
 }
 
 /** Resolves once the conversation has the status. */

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { setTimeout as sleep } from "node:timers/promises";
 import { Webhook } from "standardwebhooks";
+import { vi } from "vitest";
 
 /** One request a receiver got (every attempt, failed ones included). */
 export interface Received {
@@ -128,17 +128,18 @@ export function verifySignature(secret: string, received: Received): boolean {
   }
 }
 
-/** Polls `check` until it returns a truthy value; fails with `describe()` at the deadline. */
-export async function waitUntil<T>(
+/** Polls `check` (vitest's `vi.waitFor`) until it returns a truthy value; fails with `describe()`. */
+export function waitUntil<T>(
   check: () => T | Promise<T>,
   describe: () => string,
   timeoutMs = 20_000,
 ): Promise<Exclude<T, null | undefined | false>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as Exclude<T, null | undefined | false>;
-    if (Date.now() > deadline) throw new Error(`timed out: ${describe()}`);
-    await sleep(50);
-  }
+  return vi.waitFor(
+    async () => {
+      const value = await check();
+      if (!value) throw new Error(`timed out: ${describe()}`);
+      return value as Exclude<T, null | undefined | false>;
+    },
+    { timeout: timeoutMs, interval: 50 },
+  );
 }
