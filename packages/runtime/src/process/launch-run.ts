@@ -2,7 +2,7 @@ import { errorMessage } from "../error-message";
 import type { RuntimeLogger } from "../types";
 import { prepareRunCgroup } from "./isolation/run-limits";
 import { type ExitInfo, LaunchFailure, launchAgentServer } from "./launch-agent-server";
-import { planLaunch } from "./plan-launch";
+import { planLaunch, spawnArgvOf } from "./plan-launch";
 import type { ProcessRuntimeSettings } from "./process-runtime-options";
 import {
   createSandboxDirs,
@@ -31,14 +31,23 @@ export function launchState(settings: ProcessRuntimeSettings, record: SandboxRec
 }
 
 export type RunLaunch =
-  /** `run.exitRecorded` is for the caller to attach to `exited`. */
-  { ok: true; run: AgentServerRun; exited: Promise<ExitInfo> } | { ok: false; detail: string };
+  | {
+      ok: true;
+      run: AgentServerRun;
+      /** For the caller to attach `run.exitRecorded` to. */
+      exited: Promise<ExitInfo>;
+      /** `sandbox.json` with the run's pid and port: null once written, else why it was not. */
+      stateWritten: Promise<string | null>;
+    }
+  | { ok: false; detail: string };
 
 /**
  * One launch of a sandbox's agent server: its directories, its cgroup (when it has limits), the
  * plan (bubblewrap or plain), the process, and `sandbox.json` — written even after a failure, so
- * a restarted control plane still lists the sandbox. Sets `record.cgroupName`; the caller owns
- * `record.run` and `record.exitDetail`.
+ * a restarted control plane still lists the sandbox. After a launch that came up, the write
+ * (flushed to disk: ~3 ms, more under load) goes on while the caller waits for /health
+ * (`stateWritten`); after a failed one it is done before this returns. Sets
+ * `record.cgroupName`; the caller owns `record.run` and `record.exitDetail`.
  */
 export async function launchRun(
   settings: ProcessRuntimeSettings,
@@ -48,21 +57,18 @@ export async function launchRun(
 ): Promise<RunLaunch> {
   const { sandboxId, paths } = record;
   const state = launchState(settings, record);
-  let result: RunLaunch;
+  let detail: string;
   try {
     await createSandboxDirs(paths);
-    const cgroup = await prepareRunCgroup(paths.dir, sandboxId, record.limits, logger);
+    // Independent of each other (the plan's files and the cgroup's), so at once.
+    const [cgroup, plan] = await Promise.all([
+      prepareRunCgroup(paths.dir, sandboxId, record.limits, logger),
+      planLaunch({ settings, paths, command: record.command, secrets }),
+    ]);
     if (cgroup) record.cgroupName = state.cgroup = cgroup.name;
-    const plan = await planLaunch({
-      settings,
-      paths,
-      command: record.command,
-      secrets,
-      cgroupJoinFiles: cgroup?.joinFiles ?? [],
-    });
     state.argv = plan.argv;
     const launched = await launchAgentServer({
-      argv: plan.spawnArgv,
+      argv: spawnArgvOf(plan.argv, cgroup?.joinFiles ?? []),
       env: plan.env,
       cwd: plan.cwd,
       fd3: plan.fd3,
@@ -76,17 +82,20 @@ export async function launchRun(
     state.port = port;
     state.logOffset = logOffset;
     const run = { pid, port, argv: plan.argv, logOffset, exitRecorded: null, cgroup };
-    result = { ok: true, run, exited: launched.exited };
     logger.info({ sandboxId, pid, port, isolation: state.isolation }, "agent server launched");
+    const stateWritten = writeSandboxState(paths, state).then(
+      () => null,
+      (error: unknown) => `its launch could not be recorded (${errorMessage(error)})`,
+    );
+    return { ok: true, run, exited: launched.exited, stateWritten };
   } catch (error) {
     // Also the unexpected (spawn refusing its arguments): the sandbox then reports why.
-    const detail =
+    detail =
       error instanceof LaunchFailure
         ? error.message
         : `agent server could not be started (${errorMessage(error)})`;
-    result = { ok: false, detail };
     logger.warn({ sandboxId, detail }, "agent server did not start");
   }
   await writeSandboxState(paths, state);
-  return result;
+  return { ok: false, detail };
 }

@@ -10,8 +10,6 @@ import { SANDBOX_MARKER_ENV } from "./sandbox-processes";
 export interface LaunchPlan {
   /** What the launched process runs as once started: recorded, compared on adoption. */
   argv: string[];
-  /** What is spawned: `argv`, or a shell that joins the cgroup first and then execs `argv`. */
-  spawnArgv: string[];
   env: Record<string, string>;
   cwd: string;
   /** Written to the process's fd 3 (bwrap reads the sandbox's environment from there). */
@@ -27,8 +25,6 @@ export interface PlanInput {
   /** The start option `command`; null runs the agent-server bundle. */
   command: string[] | null;
   secrets: SandboxSecrets;
-  /** The cgroup files to join (v1 `tasks`, v2 `cgroup.procs`) before anything else runs (empty: no limits). */
-  cgroupJoinFiles: string[];
 }
 
 /**
@@ -57,15 +53,21 @@ export async function planLaunch(input: PlanInput): Promise<LaunchPlan> {
       workspaceDir: paths.workspaceDir,
       marker,
     });
-    return plan(argv, env, paths.workspaceDir, null, false, "none", input.cgroupJoinFiles);
+    return {
+      argv,
+      env,
+      cwd: paths.workspaceDir,
+      fd3: null,
+      exitCodesCarrySignals: false,
+      isolation: "none",
+    };
   }
-  const etcFiles = await writeSandboxEtc(paths.viewDir, settings.sandboxUid);
-  const agentServer = input.command
-    ? null
-    : {
-        entry: settings.agentServerEntry,
-        packageJson: await writeBundlePackageJson(paths.viewDir, settings.agentServerEntry),
-      };
+  const [etcFiles, packageJson] = await Promise.all([
+    writeSandboxEtc(paths.viewDir, settings.sandboxUid),
+    input.command ? null : writeBundlePackageJson(paths.viewDir, settings.agentServerEntry),
+  ]);
+  const agentServer =
+    packageJson === null ? null : { entry: settings.agentServerEntry, packageJson };
   const bwrap = buildBwrapArgs({
     bwrap: settings.bwrap,
     nodePath: settings.nodePath,
@@ -85,7 +87,14 @@ export async function planLaunch(input: PlanInput): Promise<LaunchPlan> {
     tmpSizeMb: settings.tmpSizeMb,
   });
   // bwrap itself gets only the marker; what the sandbox gets is set up by --clearenv/--setenv.
-  return plan(bwrap.argv, marker, paths.dir, bwrap.fd3, true, "namespaces", input.cgroupJoinFiles);
+  return {
+    argv: bwrap.argv,
+    env: marker,
+    cwd: paths.dir,
+    fd3: bwrap.fd3,
+    exitCodesCarrySignals: true,
+    isolation: "namespaces",
+  };
 }
 
 // The shell joins each cgroup, then execs (same pid, same cgroups): the launched process starts
@@ -94,18 +103,12 @@ export async function planLaunch(input: PlanInput): Promise<LaunchPlan> {
 const JOIN_CGROUPS =
   'while [ "$1" != -- ]; do case "$1" in */tasks) echo 0 > "$1" ;; *) echo $$ > "$1" ;; esac || exit 125; shift; done; shift; exec "$@"';
 
-function plan(
-  argv: string[],
-  env: Record<string, string>,
-  cwd: string,
-  fd3: Buffer | null,
-  exitCodesCarrySignals: boolean,
-  isolation: "namespaces" | "none",
-  cgroupJoinFiles: string[],
-): LaunchPlan {
-  const spawnArgv =
-    cgroupJoinFiles.length === 0
-      ? argv
-      : ["/bin/sh", "-c", JOIN_CGROUPS, "join-cgroup", ...cgroupJoinFiles, "--", ...argv];
-  return { argv, spawnArgv, env, cwd, fd3, exitCodesCarrySignals, isolation };
+/**
+ * What is spawned: `argv`, or, to start it in the sandbox's cgroups (v1 `tasks`, v2
+ * `cgroup.procs`; none: no limits), a shell that joins them first and then execs `argv`.
+ */
+export function spawnArgvOf(argv: string[], cgroupJoinFiles: string[]): string[] {
+  return cgroupJoinFiles.length === 0
+    ? argv
+    : ["/bin/sh", "-c", JOIN_CGROUPS, "join-cgroup", ...cgroupJoinFiles, "--", ...argv];
 }

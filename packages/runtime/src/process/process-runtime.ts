@@ -141,6 +141,7 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
       cleanup: null,
       deleting: false,
       pendingLaunch: false,
+      stateWrite: null,
     };
     await writeSandboxState(paths, launchState(this.settings, record));
     this.records.set(sandboxId, record);
@@ -167,6 +168,9 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
       const reason = errorMessage(error);
       throw new Error(`sandbox ${sandboxId} is not ready: ${reason}`);
     }
+    // Running means recorded too: a successor control plane finds (and adopts) this run.
+    const unrecorded = await record.stateWrite;
+    if (unrecorded !== null) throw new Error(`sandbox ${sandboxId} is not ready: ${unrecorded}`);
     return this.snapshot(record, "running");
   }
 
@@ -216,6 +220,8 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
     await this.lock.run(sandboxId, async () => {
       const record = await this.findRecord(sandboxId);
       if (record) record.deleting = true;
+      // Its directory goes below: no write into it may still be under way.
+      await record?.stateWrite;
       const { dir } = resolveSandboxPaths(this.settings.rootDir, sandboxId);
       await stopSandboxProcesses(dir, this.settings.stopGraceMs);
       // By its name, not only the recorded one: a launch interrupted before sandbox.json was
@@ -244,9 +250,13 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
     if (this.watchTimer) clearInterval(this.watchTimer);
     this.watchTimer = null;
     this.removeAllListeners();
+    // Launches recorded before the control plane goes, so its successor adopts them.
+    await Promise.all([...this.records.values()].map((record) => record.stateWrite));
   }
 
   private async launch(record: SandboxRecord, secrets: SandboxSecrets): Promise<void> {
+    // One writer of sandbox.json at a time: the previous launch's record first.
+    await record.stateWrite;
     const launched = await launchRun(this.settings, this.logger, record, secrets);
     if (!launched.ok) {
       record.run = null;
@@ -254,6 +264,16 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
       return;
     }
     const { run } = launched;
+    // Written while the caller waits for /health; waitUntilReady reports it, delete awaits it.
+    record.stateWrite = launched.stateWritten;
+    void launched.stateWritten.then((unrecorded) => {
+      if (unrecorded !== null) {
+        this.logger.error(
+          { sandboxId: record.sandboxId, detail: unrecorded },
+          "launch not recorded",
+        );
+      }
+    });
     // Attached before record.run is set, yet it runs after: a promise callback never runs at once.
     run.exitRecorded = launched.exited
       .then((info) => this.recordChildExit(record, run, info))

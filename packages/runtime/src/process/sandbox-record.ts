@@ -34,6 +34,8 @@ export interface SandboxRecord {
   deleting: boolean;
   /** Registered (durably recorded) and not launched yet: `start` launches it. */
   pendingLaunch: boolean;
+  /** The write of `sandbox.json` after the latest launch: null once written, else why not. */
+  stateWrite: Promise<string | null> | null;
 }
 
 /**
@@ -58,6 +60,7 @@ export async function adoptSandbox(
     cleanup: null,
     deleting: false,
     pendingLaunch: false,
+    stateWrite: null,
   };
   if (pid === null || port === null) return record;
   record.run = {

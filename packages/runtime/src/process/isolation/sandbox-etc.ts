@@ -35,13 +35,14 @@ export async function writeSandboxEtc(viewDir: string, uid: number): Promise<Gen
       "\n",
     ),
   };
-  const generated: GeneratedFile[] = [];
-  for (const [file, text] of Object.entries(files)) {
-    const host = path.join(etc, file);
-    await writeFile(host, `${text}\n`, { mode: 0o644 });
-    generated.push({ host, inside: `/etc/${file}` });
-  }
-  return generated;
+  // At once rather than one after another: every launch writes them (~3 ms serially here).
+  return Promise.all(
+    Object.entries(files).map(async ([file, text]) => {
+      const host = path.join(etc, file);
+      await writeFile(host, `${text}\n`, { mode: 0o644 });
+      return { host, inside: `/etc/${file}` };
+    }),
+  );
 }
 
 /**
