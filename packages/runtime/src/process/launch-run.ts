@@ -1,6 +1,7 @@
 import { errorMessage } from "../error-message";
 import type { RuntimeLogger } from "../types";
 import { prepareRunCgroup } from "./isolation/run-limits";
+import type { SharedViewKeeper } from "./isolation/shared-view";
 import { type ExitInfo, LaunchFailure, launchAgentServer } from "./launch-agent-server";
 import { planLaunch, spawnArgvOf } from "./plan-launch";
 import type { ProcessRuntimeSettings } from "./process-runtime-options";
@@ -51,6 +52,7 @@ export type RunLaunch =
  */
 export async function launchRun(
   settings: ProcessRuntimeSettings,
+  view: SharedViewKeeper,
   logger: RuntimeLogger,
   record: SandboxRecord,
   secrets: SandboxSecrets,
@@ -63,7 +65,7 @@ export async function launchRun(
     // Independent of each other (the plan's files and the cgroup's), so at once.
     const [cgroup, plan] = await Promise.all([
       prepareRunCgroup(paths.dir, sandboxId, record.limits, logger),
-      planLaunch({ settings, paths, command: record.command, secrets }),
+      planLaunch({ settings, paths, command: record.command, secrets, view }),
     ]);
     if (cgroup) record.cgroupName = state.cgroup = cgroup.name;
     state.argv = plan.argv;

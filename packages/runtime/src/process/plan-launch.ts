@@ -1,7 +1,7 @@
 import { buildAgentServerEnv } from "./build-agent-server-env";
 import { buildBwrapArgs } from "./isolation/build-bwrap-args";
-import { writeBundlePackageJson, writeSandboxEtc } from "./isolation/sandbox-etc";
 import { INSIDE } from "./isolation/sandbox-layout";
+import type { SharedViewKeeper } from "./isolation/shared-view";
 import type { ProcessRuntimeSettings } from "./process-runtime-options";
 import type { SandboxPaths, SandboxSecrets } from "./sandbox-files";
 import { SANDBOX_MARKER_ENV } from "./sandbox-processes";
@@ -25,6 +25,8 @@ export interface PlanInput {
   /** The start option `command`; null runs the agent-server bundle. */
   command: string[] | null;
   secrets: SandboxSecrets;
+  /** What every bubblewrapped sandbox is shown (its /etc, the bundle's package.json). */
+  view: SharedViewKeeper;
 }
 
 /**
@@ -62,12 +64,7 @@ export async function planLaunch(input: PlanInput): Promise<LaunchPlan> {
       isolation: "none",
     };
   }
-  const [etcFiles, packageJson] = await Promise.all([
-    writeSandboxEtc(paths.viewDir, settings.sandboxUid),
-    input.command ? null : writeBundlePackageJson(paths.viewDir, settings.agentServerEntry),
-  ]);
-  const agentServer =
-    packageJson === null ? null : { entry: settings.agentServerEntry, packageJson };
+  const view = await input.view.current();
   const bwrap = buildBwrapArgs({
     bwrap: settings.bwrap,
     nodePath: settings.nodePath,
@@ -75,8 +72,8 @@ export async function planLaunch(input: PlanInput): Promise<LaunchPlan> {
     workspaceDir: paths.workspaceDir,
     homeDir: paths.homeDir,
     agentDataDir: paths.dataDir,
-    etcFiles,
-    agentServer,
+    view,
+    agentServerEntry: input.command ? null : settings.agentServerEntry,
     command: [...(input.command ?? [settings.nodePath, INSIDE.agentServerEntry]), ...listen],
     env: buildAgentServerEnv({
       ...envOptions,

@@ -1,11 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { randomUUID } from "node:crypto";
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { createHash, randomUUID } from "node:crypto";
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StartSandboxOptions } from "../types";
 import { detectBwrap } from "./isolation/detect-bwrap";
+import { HOST_ETC_ENTRIES } from "./isolation/system-view";
 import type { ProcessRuntime } from "./process-runtime";
 import { readProcState } from "./read-proc";
 import { resolveSandboxPaths } from "./sandbox-files";
@@ -155,6 +156,36 @@ describe.runIf(mustRun)("ProcessRuntime under bubblewrap", { timeout: 60_000 }, 
     expect((await downloadFile(world.a.url, world.a.key, "/etc/passwd")).text).toBe(passwd.stdout);
   });
 
+  it("sees its own /etc files and only the host's public ones, the same as the host's", async () => {
+    // The positive control: the unisolated sandbox sees the host's whole /etc.
+    const hostEtc = (await readdir("/etc")).sort();
+    const openEtc = (await bash(world.open, "ls -A /etc")).stdout.trim().split("\n");
+    expect(openEtc).toEqual(hostEtc);
+
+    const own = ["group", "hostname", "hosts", "nsswitch.conf", "passwd"];
+    const publicTop = [...new Set(HOST_ETC_ENTRIES.map((entry) => entry.split("/")[0] ?? ""))];
+    const expected = [...own, ...publicTop.filter((name) => hostEtc.includes(name))].sort();
+    const seen = (await bash(world.a, "ls -A /etc")).stdout.trim().split("\n");
+    expect(seen).toEqual([...new Set(expected)].sort());
+    // Files are the host's (copied), directories the host's (bound); nothing private comes along.
+    for (const entry of HOST_ETC_ENTRIES) {
+      const host = await stat(`/etc/${entry}`).catch(() => null);
+      if (host?.isFile()) {
+        const digest = createHash("sha256").update(await readFile(`/etc/${entry}`));
+        expect((await bash(world.a, `sha256sum < /etc/${entry}`)).stdout).toBe(
+          `${digest.digest("hex")}  -\n`,
+        );
+      } else if (host?.isDirectory()) {
+        const listing = (await bash(world.a, `ls -A /etc/${entry}`)).stdout;
+        expect(listing).toBe((await bash(world.open, `ls -A /etc/${entry}`)).stdout);
+      }
+    }
+    for (const secret of ["/etc/shadow", "/etc/ssl/private", "/etc/sudoers"]) {
+      expect((await bash(world.a, `test -e ${secret}`)).exitCode).not.toBe(0);
+    }
+    expect((await bash(world.a, "hostname; cat /etc/hostname")).stdout).toBe("sandbox\nsandbox\n");
+  });
+
   it("cannot see, read or signal the control plane's processes", async () => {
     const pids = [world.controlPlane.pid as number, process.pid];
     for (const pid of pids) {
@@ -228,7 +259,7 @@ describe.runIf(mustRun)("ProcessRuntime under bubblewrap", { timeout: 60_000 }, 
     expect(writes.stdout).toBe("ok\n");
     // The bundle's code cache is there (the sandbox starts from it) and as read-only as the bundle.
     expect((await bash(world.a, "test -s /opt/agent-server/agent-server.cache")).exitCode).toBe(0);
-    const readOnly = ["/usr/x", "/etc/passwd", "/x", "/opt/agent-server/agent-server.js"];
+    const readOnly = ["/usr/x", "/etc/passwd", "/etc/x", "/x", "/opt/agent-server/agent-server.js"];
     for (const target of [...readOnly, "/opt/agent-server/agent-server.cache"]) {
       expect((await bash(world.a, `touch ${target}`)).exitCode).not.toBe(0);
     }

@@ -16,6 +16,7 @@ import type {
 import { readLogTail } from "./agent-server-log";
 import { describeOom, removeRunCgroup } from "./isolation/run-limits";
 import { cgroupNameFor, type SandboxLimits } from "./isolation/sandbox-cgroup";
+import { SharedViewKeeper } from "./isolation/shared-view";
 import { describeExit, type ExitInfo, withOutput } from "./launch-agent-server";
 import { launchRun, launchState } from "./launch-run";
 import {
@@ -75,6 +76,7 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
   private readonly logger: RuntimeLogger;
   private readonly records = new Map<string, SandboxRecord>();
   private readonly lock = new KeyedLock();
+  private readonly view: SharedViewKeeper;
   private watchTimer: NodeJS.Timeout | null = null;
   private closed = false;
 
@@ -83,6 +85,8 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
     this.settings = resolveSettings(options);
     this.isolation = this.settings.bwrap ? "namespaces" : "none";
     this.logger = options.logger ?? silentLogger;
+    const { rootDir, sandboxUid, agentServerEntry } = this.settings;
+    this.view = new SharedViewKeeper(rootDir, sandboxUid, agentServerEntry, this.logger);
   }
 
   /**
@@ -257,7 +261,7 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
   private async launch(record: SandboxRecord, secrets: SandboxSecrets): Promise<void> {
     // One writer of sandbox.json at a time: the previous launch's record first.
     await record.stateWrite;
-    const launched = await launchRun(this.settings, this.logger, record, secrets);
+    const launched = await launchRun(this.settings, this.view, this.logger, record, secrets);
     if (!launched.ok) {
       record.run = null;
       record.exitDetail = launched.detail;

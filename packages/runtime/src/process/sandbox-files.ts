@@ -7,7 +7,7 @@ import type { SandboxLimits } from "./isolation/sandbox-cgroup";
  * - `workspace/`       WORKSPACE_DIR, where the agent's commands run
  * - `agent-data/`      DATA_DIR, the agent server's conversations and events
  * - `home/`            HOME under bubblewrap (unisolated, HOME is this directory itself)
- * - `view/`            files generated for the bubblewrap view (its /etc), read-only inside
+ * (`rootDir/.view/` holds what every bubblewrapped sandbox is shown read-only: isolation/shared-view.ts)
  * - `sandbox.json`     what a restarted control plane needs to adopt the process (no secrets)
  * - `secrets.json`     session key and extra env (mode 0600), so an adopted sandbox can be
  *                      restarted with the same key; the agent server itself can read this file,
@@ -19,7 +19,6 @@ export interface SandboxPaths {
   workspaceDir: string;
   dataDir: string;
   homeDir: string;
-  viewDir: string;
   stateFile: string;
   secretsFile: string;
   logFile: string;
@@ -32,7 +31,6 @@ export function resolveSandboxPaths(rootDir: string, sandboxId: string): Sandbox
     workspaceDir: path.join(dir, "workspace"),
     dataDir: path.join(dir, "agent-data"),
     homeDir: path.join(dir, "home"),
-    viewDir: path.join(dir, "view"),
     stateFile: path.join(dir, "sandbox.json"),
     secretsFile: path.join(dir, "secrets.json"),
     logFile: path.join(dir, "agent-server.log"),

@@ -1,7 +1,7 @@
 import type { UsableBwrap } from "./detect-bwrap";
-import type { GeneratedFile } from "./sandbox-etc";
 import { codeCacheOf, INSIDE, SANDBOX_HOSTNAME } from "./sandbox-layout";
-import { hostEtcArgs, systemViewArgs } from "./system-view";
+import type { SharedView } from "./shared-view";
+import { systemViewArgs } from "./system-view";
 
 export interface BwrapLaunchInput {
   bwrap: UsableBwrap;
@@ -11,10 +11,10 @@ export interface BwrapLaunchInput {
   workspaceDir: string;
   homeDir: string;
   agentDataDir: string;
-  /** The sandbox's own /etc files (sandbox-etc.ts). */
-  etcFiles: GeneratedFile[];
-  /** The agent-server bundle and its package.json, when the default command runs. */
-  agentServer: { entry: string; packageJson: string } | null;
+  /** Its /etc and the bundle's package.json (shared-view.ts). */
+  view: SharedView;
+  /** The agent-server bundle, when the default command runs. */
+  agentServerEntry: string | null;
   /** argv inside the sandbox. */
   command: string[];
   /** The whole environment inside the sandbox. */
@@ -60,10 +60,12 @@ export function buildBwrapArgs(input: BwrapLaunchInput): BwrapLaunch {
     ...(bwrap.disableUserns ? ["--disable-userns"] : []),
     "--new-session",
     ...systemViewArgs(input.nodePath),
-    "--dir",
+    // One bind for /etc (its own files, copies of the host's public ones), then the host's
+    // public directories over their mount points in it.
+    "--ro-bind",
+    input.view.etcDir,
     "/etc",
-    ...hostEtcArgs(),
-    ...input.etcFiles.flatMap((file) => ["--ro-bind", file.host, file.inside]),
+    ...input.view.hostEtcDirs.flatMap((dir) => ["--ro-bind-try", `/etc/${dir}`, `/etc/${dir}`]),
     "--proc",
     "/proc",
     "--dev",
@@ -83,17 +85,17 @@ export function buildBwrapArgs(input: BwrapLaunchInput): BwrapLaunch {
     "--bind",
     input.agentDataDir,
     INSIDE.agentData,
-    ...(input.agentServer
+    ...(input.agentServerEntry
       ? [
           "--ro-bind",
-          input.agentServer.entry,
+          input.agentServerEntry,
           INSIDE.agentServerEntry,
           "--ro-bind",
-          input.agentServer.packageJson,
+          input.view.bundlePackageJson,
           `${INSIDE.agentServerDir}/package.json`,
           // Read-only like the bundle; absent (an unbuilt cache) is fine.
           "--ro-bind-try",
-          codeCacheOf(input.agentServer.entry),
+          codeCacheOf(input.agentServerEntry),
           INSIDE.agentServerCodeCache,
         ]
       : []),

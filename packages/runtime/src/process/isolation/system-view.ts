@@ -13,10 +13,10 @@ const SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx
  * The public parts of the host's /etc a sandbox gets, read-only, where they exist: the dynamic
  * linker's configuration, `alternatives` (Debian's /usr/bin/awk and friends point there), CA
  * certificates (never /etc/ssl/private), time zone, DNS configuration (the network is shared),
- * shell start-up files. passwd, group, hosts, hostname and nsswitch.conf are the sandbox's own
- * (see sandbox-etc.ts).
+ * shell start-up files. Files are copied, directories bound (shared-view.ts). passwd, group,
+ * hosts, hostname and nsswitch.conf are the sandbox's own (see sandbox-etc.ts).
  */
-const HOST_ETC_ENTRIES = [
+export const HOST_ETC_ENTRIES = [
   "alternatives",
   "bash.bashrc",
   "ca-certificates",
@@ -57,11 +57,6 @@ export function systemViewArgs(nodePath: string): string[] {
   const nodeDir = path.dirname(realPath(nodePath));
   if (!isWithinSystemDirs(nodeDir)) args.push("--ro-bind", nodeDir, nodeDir);
   return args;
-}
-
-/** bwrap arguments for the host's public /etc entries (missing ones are skipped by bwrap). */
-export function hostEtcArgs(): string[] {
-  return HOST_ETC_ENTRIES.flatMap((entry) => ["--ro-bind-try", `/etc/${entry}`, `/etc/${entry}`]);
 }
 
 function isWithinSystemDirs(dir: string): boolean {

@@ -1,0 +1,137 @@
+import { copyFile, mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { errorMessage } from "../../error-message";
+import type { RuntimeLogger } from "../../types";
+import { bundlePackageJson, sandboxEtcFiles } from "./sandbox-etc";
+import { HOST_ETC_ENTRIES } from "./system-view";
+
+/** What every bubblewrapped sandbox of one runtime is shown from its `.view` directory. */
+export interface SharedView {
+  /** Bound read-only as the sandbox's whole /etc. */
+  etcDir: string;
+  /** Public host directories under /etc (`ssl/certs`, ...), bound over their mount points. */
+  hostEtcDirs: string[];
+  /** The `package.json` shown beside the agent-server bundle (its module type). */
+  bundlePackageJson: string;
+}
+
+/** Host files changed since are copied again at a launch after this long. */
+const REFRESH_MS = 10_000;
+
+/**
+ * The files every bubblewrapped sandbox of this runtime is shown read-only, kept in
+ * `<rootDir>/.view` (a name no sandbox id can take; never mounted writable): the sandbox's own
+ * passwd, group, hosts, hostname and nsswitch.conf (the same for every sandbox: one uid, one
+ * hostname), copies of the host's public /etc files, and an empty directory where each public
+ * host directory is bound. So /etc is one bind plus one per directory, instead of one per file:
+ * each bind costs bwrap ~0.3–0.5 ms here, and the ~27 file binds were a third of its time.
+ *
+ * The view is made at the first launch; later launches use it and copy the host's files again,
+ * in the background, when it is older than REFRESH_MS (each file written beside and renamed, so a
+ * sandbox reads the old copy or the new one; sandboxes already running see new copies too).
+ */
+export class SharedViewKeeper {
+  private readonly dir: string;
+  private made: Promise<SharedView> | null = null;
+  private madeAt = 0;
+  private refreshing = false;
+
+  constructor(
+    rootDir: string,
+    private readonly uid: number,
+    private readonly agentServerEntry: string,
+    private readonly logger: RuntimeLogger,
+  ) {
+    this.dir = path.join(rootDir, ".view");
+  }
+
+  async current(): Promise<SharedView> {
+    if (this.made === null) {
+      this.madeAt = Date.now();
+      this.made = this.make(true);
+      // A view that could not be made is made again by the next launch.
+      this.made.catch(() => {
+        this.made = null;
+      });
+      return this.made;
+    }
+    const view = await this.made;
+    if (Date.now() - this.madeAt >= REFRESH_MS && !this.refreshing) {
+      this.refreshing = true;
+      this.madeAt = Date.now();
+      this.make(false)
+        .then((fresh) => {
+          this.made = Promise.resolve(fresh);
+        })
+        .catch((error: unknown) =>
+          this.logger.warn({ reason: errorMessage(error) }, "sandbox /etc copies not refreshed"),
+        )
+        .finally(() => {
+          this.refreshing = false;
+        });
+    }
+    return view;
+  }
+
+  private async make(first: boolean): Promise<SharedView> {
+    const etcDir = path.join(this.dir, "etc");
+    await mkdir(etcDir, { recursive: true, mode: 0o755 });
+    // The runtime's own files never change: written once, by the first make.
+    const own = first
+      ? [
+          ...Object.entries(sandboxEtcFiles(this.uid)).map(([file, text]) =>
+            replaceFile(path.join(etcDir, file), text),
+          ),
+          replaceFile(this.bundlePackageJsonPath(), bundlePackageJson(this.agentServerEntry)),
+        ]
+      : [];
+    const [kinds] = await Promise.all([
+      Promise.all(HOST_ETC_ENTRIES.map((entry) => copyHostEntry(etcDir, entry))),
+      Promise.all(own),
+    ]);
+    return {
+      etcDir,
+      hostEtcDirs: HOST_ETC_ENTRIES.filter((_, i) => kinds[i] === "directory"),
+      bundlePackageJson: this.bundlePackageJsonPath(),
+    };
+  }
+
+  private bundlePackageJsonPath(): string {
+    return path.join(this.dir, "agent-server-package.json");
+  }
+}
+
+/**
+ * One public host entry into the view: a file is copied (through symlinks), a directory gets its
+ * mount point, a missing one leaves nothing behind. Says which it was.
+ */
+// Unique per write: two runtimes of one process (a test's successor control plane) may share a
+// root directory.
+let writes = 0;
+const temporaryOf = (file: string) => `${file}.${process.pid}.${writes++}.tmp`;
+
+async function copyHostEntry(etcDir: string, entry: string): Promise<"file" | "directory" | null> {
+  const source = `/etc/${entry}`;
+  const target = path.join(etcDir, entry);
+  const info = await stat(source).catch(() => null);
+  if (info?.isDirectory()) {
+    await mkdir(target, { recursive: true, mode: 0o755 });
+    return "directory";
+  }
+  if (!info?.isFile()) {
+    // Gone from the host (or neither file nor directory): its old copy goes too.
+    await rm(target, { force: true }).catch(() => undefined);
+    return null;
+  }
+  await mkdir(path.dirname(target), { recursive: true, mode: 0o755 });
+  const temporary = temporaryOf(target);
+  await copyFile(source, temporary);
+  await rename(temporary, target);
+  return "file";
+}
+
+async function replaceFile(file: string, text: string): Promise<void> {
+  const temporary = temporaryOf(file);
+  await writeFile(temporary, text, { mode: 0o644 });
+  await rename(temporary, file);
+}
