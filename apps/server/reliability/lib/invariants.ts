@@ -32,8 +32,9 @@ export async function findMismatches(dataDir: string): Promise<string[]> {
   for (const [id, pids] of processes) {
     if (!byId.has(id)) problems.push(`orphan processes ${pids.join(",")} of sandbox ${id}`);
   }
+  // `.view` is the process runtime's, shared by its sandboxes (no sandbox id starts with a dot).
   const dirs = readdirSync(path.join(dataDir, "sandboxes"), { withFileTypes: true })
-    .filter((d) => d.isDirectory())
+    .filter((d) => d.isDirectory() && !d.name.startsWith("."))
     .map((d) => d.name);
   for (const dir of dirs) {
     if (!byId.has(dir)) problems.push(`orphan directory of sandbox ${dir}`);
