@@ -135,17 +135,20 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
       { sandboxId, containerId: container.id, image: config.Image },
       "sandbox started",
     );
-    return this.inspect(sandboxId);
+    // No /health probe: the agent server has had no time to listen yet (node needs ~80 ms).
+    return this.read(sandboxId, { probe: false });
   }
 
   async waitUntilReady(sandboxId: string, timeoutMs: number): Promise<RuntimeSandbox> {
     const deadline = Date.now() + timeoutMs;
-    const first = await this.inspect(sandboxId);
-    if (first.state === "running") return first;
+    // The wait's first probe comes at once, so this read does not probe as well.
+    const first = await this.read(sandboxId, { probe: false });
     if (first.state !== "starting" || first.agentServerUrl === null) {
       throw new Error(`sandbox ${sandboxId} is not ready: ${describeState(first)}`);
     }
     const url = first.agentServerUrl;
+    // The container was read just now: the wait's first ask would only repeat that read.
+    let readJustNow = true;
     try {
       await keepProcessAlive(
         waitForHealth(url, {
@@ -156,7 +159,11 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
           intervalMs: 15,
           // Pointless once the container is gone or stopped: say why instead of timing out.
           // Asked less often than probes are made: each asks the Docker daemon.
-          giveUpWhen: () => this.readWhyNotComing(sandboxId),
+          giveUpWhen: () => {
+            if (!readJustNow) return this.readWhyNotComing(sandboxId);
+            readJustNow = false;
+            return null;
+          },
           giveUpEveryMs: 250,
         }),
       );
@@ -164,10 +171,19 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
       const reason = errorMessage(error);
       throw new Error(`sandbox ${sandboxId} is not ready: ${reason}`);
     }
-    return this.inspect(sandboxId);
+    // Its agent server has just answered at the URL read above: no second read of the container.
+    return { ...first, state: "running", detail: null };
   }
 
-  async inspect(sandboxId: string): Promise<RuntimeSandbox> {
+  inspect(sandboxId: string): Promise<RuntimeSandbox> {
+    return this.read(sandboxId, { probe: true });
+  }
+
+  /**
+   * The sandbox as its container says, and `running` only once /health answers. Without the
+   * probe a running container is reported `starting`.
+   */
+  private async read(sandboxId: string, { probe }: { probe: boolean }): Promise<RuntimeSandbox> {
     const found = await this.findContainer(sandboxId);
     if (found === null) return missing(sandboxId);
     const observed = observeContainer(found.info, this.defaults.publishAddress);
@@ -180,9 +196,12 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
     if (observed.agentServerUrl === null) {
       return { ...sandbox, state: "starting", detail: "agent server port is not published" };
     }
-    const probe = await keepProcessAlive(probeHealth(observed.agentServerUrl, this.probeTimeoutMs));
-    if (probe.ok) return sandbox;
-    const detail = `agent server not answering /health: ${probe.reason}`;
+    if (!probe) return { ...sandbox, state: "starting", detail: "agent server not asked yet" };
+    const health = await keepProcessAlive(
+      probeHealth(observed.agentServerUrl, this.probeTimeoutMs),
+    );
+    if (health.ok) return sandbox;
+    const detail = `agent server not answering /health: ${health.reason}`;
     return { ...sandbox, state: "starting", detail };
   }
 
