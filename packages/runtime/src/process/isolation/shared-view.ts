@@ -125,9 +125,16 @@ async function copyHostEntry(etcDir: string, entry: string): Promise<"file" | "d
   }
   await mkdir(path.dirname(target), { recursive: true, mode: 0o755 });
   const temporary = temporaryOf(target);
-  await copyFile(source, temporary);
-  await rename(temporary, target);
-  return "file";
+  try {
+    await copyFile(source, temporary);
+    await rename(temporary, target);
+    return "file";
+  } catch {
+    // Unreadable to the control plane (a non-root one): the sandbox could not read it either.
+    await rm(temporary, { force: true }).catch(() => undefined);
+    await rm(target, { force: true }).catch(() => undefined);
+    return null;
+  }
 }
 
 async function replaceFile(file: string, text: string): Promise<void> {
