@@ -40,7 +40,11 @@ if [ -f /var/run/docker.pid ] && kill -0 "$(cat /var/run/docker.pid)" 2>/dev/nul
 else
   log "starting dockerd in the background (log: $LOG_FILE)..."
   # setsid detaches it from this shell's session so it outlives the script and CI step.
-  nohup setsid dockerd >>"$LOG_FILE" 2>&1 </dev/null &
+  # --userland-proxy=false: a published port is forwarded by iptables NAT instead of a
+  # docker-proxy process per port (one fewer process per sandbox, no userspace copy of proxied
+  # traffic); with the proxy, the first sandbox on a new network could wait a second or more for
+  # its first /health answer (ARCHITECTURE.md, "Docker start time").
+  nohup setsid dockerd --userland-proxy=false >>"$LOG_FILE" 2>&1 </dev/null &
   echo $! >"$PID_FILE"
   log "dockerd pid $(cat "$PID_FILE")."
 fi

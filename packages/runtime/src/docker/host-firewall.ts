@@ -23,7 +23,8 @@ const REJECT = ["-j", "REJECT", "--reject-with", "icmp-port-unreachable"];
  * Traffic from a container to the host's own addresses (the bridge gateway, any host IP) is
  * delivered locally and passes INPUT, never FORWARD: Docker's icc=false and DOCKER-USER do not see
  * it. Only new connections are refused; replies to the control plane's connections (through
- * docker-proxy) are established ones. The link-local range holds cloud metadata services.
+ * docker-proxy, or NAT with dockerd's --userland-proxy=false) are established ones. The link-local
+ * range holds cloud metadata services.
  */
 export function firewallRulesFor(bridge: string): FirewallRule[] {
   const comment = ["-m", "comment", "--comment", COMMENT];
