@@ -2,8 +2,9 @@ import type { IngestConfig } from "../ingest-deps";
 
 /** What the main thread tells the ingest worker. */
 export type ToWorker =
-  | { type: "follow"; conversationId: string; sandboxId: string }
-  | { type: "unfollow"; conversationId: string }
+  /** `followId` names this following of the conversation (it may be followed again later). */
+  | { type: "follow"; followId: number; conversationId: string; sandboxId: string }
+  | { type: "unfollow"; followId: number }
   /** Store what has been received; answered with `flushed` and the same id. */
   | { type: "flush"; id: number }
   /** Stop every follower, store what they received, close the store; answered with `closed`. */
@@ -17,7 +18,7 @@ export type FromWorker =
   /** The worker could not start (its store would not open): the main thread follows instead. */
   | { type: "failed"; reason: string }
   /** A follower ended by itself (its conversation or sandbox is gone). */
-  | { type: "ended"; conversationId: string }
+  | { type: "ended"; followId: number }
   /** What storing a batch of events changed, for the main thread's memory and listeners. */
   | { type: "stored"; notice: StoredNotice }
   | { type: "log"; level: LogLevel; fields: Record<string, unknown>; message: string }

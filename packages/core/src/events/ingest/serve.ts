@@ -47,24 +47,21 @@ export async function runIngestWorker(
     },
   };
   const host = new InProcessFollowers(deps);
-  const followers = new Map<string, FollowHandle>();
+  const followers = new Map<number, FollowHandle>();
   const closed = new Promise<void>((resolve) => {
     port.on("message", (message: ToWorker) => {
       switch (message.type) {
         case "follow": {
-          const { conversationId, sandboxId } = message;
-          followers.get(conversationId)?.stop();
+          const { followId, conversationId, sandboxId } = message;
           const handle = host.follow(conversationId, sandboxId, () => {
-            if (followers.get(conversationId) !== handle) return;
-            followers.delete(conversationId);
-            send({ type: "ended", conversationId });
+            if (followers.delete(followId)) send({ type: "ended", followId });
           });
-          followers.set(conversationId, handle);
+          followers.set(followId, handle);
           return;
         }
         case "unfollow":
-          followers.get(message.conversationId)?.stop();
-          followers.delete(message.conversationId);
+          followers.get(message.followId)?.stop();
+          followers.delete(message.followId);
           return;
         case "flush":
           void host.flush().then(() => {

@@ -12,6 +12,9 @@ const START_TIMEOUT_MS = 30_000;
 const CLOSE_TIMEOUT_MS = 10_000;
 
 interface Followed {
+  /** This following's id on the worker (a conversation followed again gets a new one). */
+  followId: number;
+  conversationId: string;
   sandboxId: string;
   onEnd: () => void;
   /** Set once the worker is gone and this thread follows the conversation instead. */
@@ -27,7 +30,9 @@ interface Followed {
 export class WorkerFollowers implements FollowerHost {
   private worker: Worker | null = null;
   private fallback: InProcessFollowers | null = null;
-  private readonly followed = new Map<string, Followed>();
+  /** By follow id: an `ended` about an earlier following of a conversation never ends a later one. */
+  private readonly followed = new Map<number, Followed>();
+  private nextFollow = 0;
   private readonly flushes = new Map<number, () => void>();
   private nextFlush = 0;
   private closing = false;
@@ -81,17 +86,17 @@ export class WorkerFollowers implements FollowerHost {
   }
 
   follow(conversationId: string, sandboxId: string, onEnd: () => void): FollowHandle {
-    const entry: Followed = { sandboxId, onEnd, local: null };
-    this.followed.set(conversationId, entry);
-    if (this.fallback) entry.local = this.followHere(conversationId, entry);
-    else this.post({ type: "follow", conversationId, sandboxId });
+    const followId = this.nextFollow++;
+    const entry: Followed = { followId, conversationId, sandboxId, onEnd, local: null };
+    this.followed.set(followId, entry);
+    if (this.fallback) entry.local = this.followHere(entry);
+    else this.post({ type: "follow", followId, conversationId, sandboxId });
     return {
       sandboxId,
       stop: () => {
-        if (this.followed.get(conversationId) !== entry) return;
-        this.followed.delete(conversationId);
+        if (!this.followed.delete(followId)) return;
         if (entry.local) entry.local.stop();
-        else this.post({ type: "unfollow", conversationId });
+        else this.post({ type: "unfollow", followId });
       },
     };
   }
@@ -137,9 +142,9 @@ export class WorkerFollowers implements FollowerHost {
         this.apply(message.notice);
         return;
       case "ended": {
-        const entry = this.followed.get(message.conversationId);
+        const entry = this.followed.get(message.followId);
         if (!entry || entry.local) return;
-        this.followed.delete(message.conversationId);
+        this.followed.delete(message.followId);
         entry.onEnd();
         return;
       }
@@ -167,19 +172,15 @@ export class WorkerFollowers implements FollowerHost {
   private fallBack(reason: string): void {
     this.deps.log.error({ reason }, "following events on the main thread instead");
     this.fallback ??= new InProcessFollowers(this.deps);
-    for (const [conversationId, entry] of this.followed) {
-      entry.local ??= this.followHere(conversationId, entry);
-    }
+    for (const entry of this.followed.values()) entry.local ??= this.followHere(entry);
     for (const resolve of this.flushes.values()) resolve();
     this.flushes.clear();
   }
 
-  private followHere(conversationId: string, entry: Followed): FollowHandle {
+  private followHere(entry: Followed): FollowHandle {
     const fallback = this.fallback as InProcessFollowers;
-    return fallback.follow(conversationId, entry.sandboxId, () => {
-      if (this.followed.get(conversationId) !== entry) return;
-      this.followed.delete(conversationId);
-      entry.onEnd();
+    return fallback.follow(entry.conversationId, entry.sandboxId, () => {
+      if (this.followed.delete(entry.followId)) entry.onEnd();
     });
   }
 }
