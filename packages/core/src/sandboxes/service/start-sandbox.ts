@@ -143,10 +143,14 @@ async function launchSandbox(
 ): Promise<SandboxRow | undefined> {
   try {
     const started = await deps.runtime.start(launchOptions(row, spec));
-    if (started.agentServerUrl) {
-      await updateSandbox(deps, row.id, { agentServerUrl: started.agentServerUrl });
-    }
-    const ready = await deps.runtime.waitUntilReady(row.id, deps.config.sandboxStartTimeoutMs);
+    // The address is recorded while the agent server boots, not before the wait begins.
+    const recorded = started.agentServerUrl
+      ? updateSandbox(deps, row.id, { agentServerUrl: started.agentServerUrl })
+      : Promise.resolve(undefined);
+    const [ready] = await Promise.all([
+      deps.runtime.waitUntilReady(row.id, deps.config.sandboxStartTimeoutMs),
+      recorded,
+    ]);
     return markRunning(deps, row.id, ready.agentServerUrl);
   } catch (error) {
     deps.log.warn({ sandboxId: row.id, reason: errorMessage(error) }, "sandbox failed to start");
