@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { setTimeout as sleep } from "node:timers/promises";
 import Dockerode from "dockerode";
-import { inject } from "vitest";
+import { inject, vi } from "vitest";
 import type { StartSandboxOptions } from "../../types";
 import { DockerRuntime } from "../docker-runtime";
 import { containerNameFor, USER_LABEL_PREFIX } from "../labels";
@@ -119,15 +118,28 @@ export async function cleanUp(runtime: DockerRuntime): Promise<void> {
   await runtime.close();
 }
 
+/**
+ * Reads until `accept` takes the value (vitest's `vi.waitFor`, every 200 ms), and returns the last
+ * value read either way: the caller's assertion on it says what was wrong.
+ */
 export async function waitFor<T>(
   read: () => Promise<T>,
   accept: (value: T) => boolean,
   timeoutMs: number,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (accept(value) || Date.now() > deadline) return value;
-    await sleep(200);
+  let last: { value: T } | null = null;
+  try {
+    return await vi.waitFor(
+      async () => {
+        const value = await read();
+        last = { value };
+        if (!accept(value)) throw new Error("not yet");
+        return value;
+      },
+      { timeout: timeoutMs, interval: 200 },
+    );
+  } catch (error) {
+    if (last === null) throw error;
+    return (last as { value: T }).value;
   }
 }
