@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { appRouter } from "@sandbox-server/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,7 +9,7 @@ import { validValue } from "./lib/json-schema-arbitraries";
 import { type OpenApiDocument, readOperations } from "./lib/operation-cases";
 import { listAgentServer, listAll, userMessageTexts } from "./lib/pages";
 import { type Receiver, startReceiver } from "./lib/receiver";
-import { agentServerPid, listeningSockets } from "./lib/sandboxes";
+import { agentServerPid, listeningSockets, sandboxDirs } from "./lib/sandboxes";
 import { ADMIN_KEY, type ServerProcess, startServerProcess } from "./lib/server-process";
 
 // biome-ignore lint/suspicious/noExplicitAny: API bodies are inspected structurally
@@ -338,7 +338,7 @@ describe("agent servers", () => {
 
   it("keeps session keys in files only its owner can read", () => {
     const root = path.join(server.dataDir, "sandboxes");
-    for (const id of readdirSync(root)) {
+    for (const id of sandboxDirs(server.dataDir)) {
       expect((statSync(path.join(root, id, "secrets.json")).mode & 0o077).toString(8), id).toBe(
         "0",
       );
@@ -375,7 +375,7 @@ describe("logs", () => {
 
     // The agent servers' own logs never hold a key either.
     const root = path.join(server.dataDir, "sandboxes");
-    for (const id of readdirSync(root)) {
+    for (const id of sandboxDirs(server.dataDir)) {
       const log = readFileSync(path.join(root, id, "agent-server.log"), "utf8");
       const inLog = Object.entries(secrets)
         .filter(([name]) => name !== "message body")

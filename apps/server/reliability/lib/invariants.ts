@@ -1,7 +1,5 @@
-import { readdirSync } from "node:fs";
-import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { processState, readRecords, sandboxProcesses } from "./sandboxes";
+import { processState, readRecords, sandboxDirs, sandboxProcesses } from "./sandboxes";
 
 const TRANSIENT = new Set(["STARTING", "STOPPING"]);
 
@@ -32,11 +30,7 @@ export async function findMismatches(dataDir: string): Promise<string[]> {
   for (const [id, pids] of processes) {
     if (!byId.has(id)) problems.push(`orphan processes ${pids.join(",")} of sandbox ${id}`);
   }
-  // `.view` is the process runtime's, shared by its sandboxes (no sandbox id starts with a dot).
-  const dirs = readdirSync(path.join(dataDir, "sandboxes"), { withFileTypes: true })
-    .filter((d) => d.isDirectory() && !d.name.startsWith("."))
-    .map((d) => d.name);
-  for (const dir of dirs) {
+  for (const dir of sandboxDirs(dataDir)) {
     if (!byId.has(dir)) problems.push(`orphan directory of sandbox ${dir}`);
   }
   for (const sandbox of sandboxes) {

@@ -82,11 +82,7 @@ export async function killSandbox(dataDir: string, sandboxId: string): Promise<n
  */
 export async function sandboxProcesses(dataDir: string): Promise<Map<string, number[]>> {
   const root = sandboxesDir(dataDir);
-  const ids = new Set(
-    readdirSync(root, { withFileTypes: true })
-      .filter((d) => d.isDirectory())
-      .map((d) => d.name),
-  );
+  const ids = new Set(sandboxDirs(dataDir));
   for (const marker of markerValues(dataDir)) ids.add(path.basename(marker));
   const found = new Map<string, number[]>();
   for (const id of ids) {
@@ -202,4 +198,14 @@ export function readRecords(dataDir: string): {
   } finally {
     handle.close();
   }
+}
+
+/**
+ * The sandboxes' own directories under the process runtime's root: `.view` is the runtime's,
+ * shared by its sandboxes (no sandbox id starts with a dot).
+ */
+export function sandboxDirs(dataDir: string): string[] {
+  return readdirSync(sandboxesDir(dataDir), { withFileTypes: true })
+    .filter((d) => d.isDirectory() && !d.name.startsWith("."))
+    .map((d) => d.name);
 }
