@@ -69,6 +69,11 @@ const FREEZE_TIMEOUT_MS = 2000;
  * found by the marker in the launched process's environment (see sandbox-processes.ts). Limits
  * (pids, memory) are a cgroup's, where cgroups are writable (see README.md).
  */
+/** How often `waitUntilReady` probes /health while the agent server starts. */
+const READY_PROBE_INTERVAL_MS = 10;
+/** ...and how often it reads /proc meanwhile for an exit or a pause. */
+const READY_GIVE_UP_EVERY_MS = 50;
+
 export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implements SandboxRuntime {
   readonly kind = "process" as const;
   readonly isolation: IsolationLevel;
@@ -162,6 +167,10 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
       await waitForHealth(this.urlOf(run), {
         timeoutMs,
         probeTimeoutMs: this.settings.probeTimeoutMs,
+        // The agent server answers ~65 ms after its spawn: probing every 100 ms (the default) put
+        // RUNNING on the next 100 ms step. A refused probe on loopback costs well under a ms.
+        intervalMs: READY_PROBE_INTERVAL_MS,
+        giveUpEveryMs: READY_GIVE_UP_EVERY_MS,
         giveUpWhen: async () => {
           const liveness = await this.readLiveness(record);
           if (liveness === "paused") return "it is paused";
