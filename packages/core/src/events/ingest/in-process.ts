@@ -14,8 +14,6 @@ export interface FollowerHost {
   start?(): Promise<void>;
   /** Follows one conversation; `onEnd` is called once should it end by itself. */
   follow(conversationId: string, sandboxId: string, onEnd: () => void): FollowHandle;
-  /** Stores everything received so far (followers stopped first lose nothing they received). */
-  flush(): Promise<void>;
   /** After every handle was stopped: stores what is pending and lets go of what it holds. */
   close(): Promise<void>;
   /** "worker" when events are followed and stored on the ingest worker's thread. */
@@ -34,11 +32,7 @@ export class InProcessFollowers implements FollowerHost {
     return follower;
   }
 
-  flush(): Promise<void> {
-    return recorderFor(this.deps).flush();
-  }
-
   close(): Promise<void> {
-    return this.flush();
+    return recorderFor(this.deps).flush();
   }
 }

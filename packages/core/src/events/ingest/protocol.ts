@@ -5,9 +5,7 @@ export type ToWorker =
   /** `followId` names this following of the conversation (it may be followed again later). */
   | { type: "follow"; followId: number; conversationId: string; sandboxId: string }
   | { type: "unfollow"; followId: number }
-  /** Store what has been received; answered with `flushed` and the same id. */
-  | { type: "flush"; id: number }
-  /** Stop every follower, store what they received, close the store; answered with `closed`. */
+  /** Stop every follower, store what they received, close the store, then end the thread. */
   | { type: "close" };
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
@@ -21,9 +19,7 @@ export type FromWorker =
   | { type: "ended"; followId: number }
   /** What storing a batch of events changed, for the main thread's memory and listeners. */
   | { type: "stored"; notice: StoredNotice }
-  | { type: "log"; level: LogLevel; fields: Record<string, unknown>; message: string }
-  | { type: "flushed"; id: number }
-  | { type: "closed" };
+  | { type: "log"; level: LogLevel; fields: Record<string, unknown>; message: string };
 
 export interface StoredNotice {
   /** [sandboxId, when]: the sandbox's agent produced events (not idle). */

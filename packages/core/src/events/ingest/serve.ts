@@ -63,12 +63,6 @@ export async function runIngestWorker(
           followers.get(message.followId)?.stop();
           followers.delete(message.followId);
           return;
-        case "flush":
-          void host.flush().then(() => {
-            notices.send();
-            send({ type: "flushed", id: message.id });
-          });
-          return;
         case "close":
           for (const handle of followers.values()) handle.stop();
           followers.clear();
@@ -91,7 +85,6 @@ export async function runIngestWorker(
   });
   send({ type: "ready" });
   await closed;
-  send({ type: "closed" });
   port.close();
 }
 

@@ -33,8 +33,6 @@ export class WorkerFollowers implements FollowerHost {
   /** By follow id: an `ended` about an earlier following of a conversation never ends a later one. */
   private readonly followed = new Map<number, Followed>();
   private nextFollow = 0;
-  private readonly flushes = new Map<number, () => void>();
-  private nextFlush = 0;
   private closing = false;
 
   constructor(
@@ -101,18 +99,6 @@ export class WorkerFollowers implements FollowerHost {
     };
   }
 
-  async flush(): Promise<void> {
-    const worker = this.worker;
-    if (worker) {
-      const id = this.nextFlush++;
-      const flushed = new Promise<void>((resolve) => this.flushes.set(id, resolve));
-      this.post({ type: "flush", id });
-      await Promise.race([flushed, once(worker, "exit")]);
-      this.flushes.delete(id);
-    }
-    await this.fallback?.flush();
-  }
-
   async close(): Promise<void> {
     this.closing = true;
     const worker = this.worker;
@@ -151,9 +137,6 @@ export class WorkerFollowers implements FollowerHost {
       case "log":
         this.deps.log[message.level](message.fields, message.message);
         return;
-      case "flushed":
-        this.flushes.get(message.id)?.();
-        return;
       default:
         return;
     }
@@ -173,8 +156,6 @@ export class WorkerFollowers implements FollowerHost {
     this.deps.log.error({ reason }, "following events on the main thread instead");
     this.fallback ??= new InProcessFollowers(this.deps);
     for (const entry of this.followed.values()) entry.local ??= this.followHere(entry);
-    for (const resolve of this.flushes.values()) resolve();
-    this.flushes.clear();
   }
 
   private followHere(entry: Followed): FollowHandle {
