@@ -1,3 +1,5 @@
+import { nativeSpread } from "./native-spread.mjs";
+
 // How the control plane is bundled (build.mjs, and the test harness's ingest worker): ESM for
 // Node 20; native and asset-carrying modules stay external.
 export const bundleOptions = {
@@ -20,5 +22,6 @@ export const bundleOptions = {
   banner: {
     js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
   },
+  plugins: [nativeSpread],
   logLevel: "warning",
 };
