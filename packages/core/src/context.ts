@@ -8,7 +8,6 @@ export interface Context {
   deps: CoreDeps;
   user: User | null;
   log: Logger;
-  requestId: string;
   /** Hash of the API key the request was authenticated with (null without a user). */
   apiKeyHash: string | null;
   /** The exact request body bytes (REST); send-message forwards them unchanged. */
@@ -22,7 +21,8 @@ export interface Context {
 export interface ContextInput {
   deps: CoreDeps;
   apiKey: string | null;
-  requestId?: string;
+  /** The request's id, asked for when a line is logged (made on demand: most requests log none). */
+  requestId?: () => string;
   rawBody?: Buffer | undefined;
   sessionApiKey?: string | null;
   idempotencyKey?: string | null;
@@ -30,7 +30,7 @@ export interface ContextInput {
 
 /** Transport-agnostic context: used by the express adapters and by `createCaller` in tests. */
 export async function createContextInner(input: ContextInput): Promise<Context> {
-  const requestId = input.requestId ?? crypto.randomUUID();
+  const requestId = input.requestId ?? onDemandId();
   const keyHash = presentedKeyHash(input.apiKey);
   const user = keyHash ? ((await findUserByKeyHash(input.deps, keyHash)) ?? null) : null;
   return {
@@ -38,10 +38,18 @@ export async function createContextInner(input: ContextInput): Promise<Context> 
     user,
     apiKeyHash: user ? keyHash : null,
     log: new RequestLogger(input.deps.log, requestId),
-    requestId,
     rawBody: input.rawBody,
     sessionApiKey: input.sessionApiKey ?? null,
     idempotency: { key: input.idempotencyKey ?? null, replayed: false },
+  };
+}
+
+/** An id made the first time it is asked for (callers without a transport id of their own). */
+function onDemandId(): () => string {
+  let id: string | undefined;
+  return () => {
+    id ??= crypto.randomUUID();
+    return id;
   };
 }
 
@@ -55,11 +63,11 @@ class RequestLogger implements Logger {
 
   constructor(
     private readonly base: Logger,
-    private readonly requestId: string,
+    private readonly requestId: () => string,
   ) {}
 
   private get log(): Logger {
-    this.bound ??= this.base.child({ requestId: this.requestId });
+    this.bound ??= this.base.child({ requestId: this.requestId() });
     return this.bound;
   }
 

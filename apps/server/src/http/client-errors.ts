@@ -2,6 +2,8 @@ import { type Server, type ServerResponse, STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
 import { AppError, describeError, type ErrorCode } from "@sandbox-server/core";
 import { errorBody } from "./error-response";
+import type { HttpRequest } from "./http-types";
+import { requestIdOf } from "./request-log";
 
 /** What the client sees when its bytes never became a (complete) request. */
 function codeFor(code: string | undefined): ErrorCode {
@@ -34,6 +36,8 @@ export function answerClientErrors(server: Server): void {
     const described = describeError(new AppError(codeFor(error.code)));
     const body = JSON.stringify(errorBody(described));
     if (response) {
+      // An answer that is an error carries the request's id (made now if the caller sent none).
+      requestIdOf(response.req as HttpRequest, response);
       response.shouldKeepAlive = false;
       response.writeHead(described.status, {
         "content-type": "application/json; charset=utf-8",

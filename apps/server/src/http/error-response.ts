@@ -8,6 +8,7 @@ import {
 import type { ErrorRequestHandler } from "express";
 import type { Logger } from "pino";
 import type { HttpResponse } from "./http-types";
+import { requestIdOf } from "./request-log";
 import { sendJson } from "./send-json";
 
 /**
@@ -51,12 +52,13 @@ export function sendErrorCode(res: HttpResponse, code: ErrorCode, message?: stri
 export function describeAndLog(
   log: Logger,
   error: unknown,
-  fields: Record<string, unknown>,
+  /** The log line's fields (the request id among them), asked for only when a line is logged. */
+  fields: () => Record<string, unknown>,
 ): DescribedError {
   const described = describeError(error);
   if (isInternal(described)) {
     const cause = error instanceof Error && error.cause !== undefined ? error.cause : error;
-    log.error({ err: cause, ...fields }, "internal error");
+    log.error({ err: cause, ...fields() }, "internal error");
   }
   return described;
 }
@@ -64,7 +66,7 @@ export function describeAndLog(
 /** Last resort for errors thrown in express middleware: described like every other error. */
 export function finalErrorHandler(log: Logger): ErrorRequestHandler {
   return (error, req, res, _next) => {
-    const described = describeAndLog(log, error, { requestId: req.id });
+    const described = describeAndLog(log, error, () => ({ requestId: requestIdOf(req, res) }));
     if (res.headersSent) {
       res.end();
       return;

@@ -2,10 +2,10 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 
 /**
  * A request as our handlers see it, whether express routed it or the server's front handed it on
- * directly (`app.ts`): Node's message plus the request id `requestLog` sets. `originalUrl` is
+ * directly (`app.ts`): Node's message plus its request id once it has one (`requestIdOf`). `originalUrl` is
  * express's (the URL before a mount stripped its prefix); absent, `url` is the whole URL.
  */
-export type HttpRequest = IncomingMessage & { id: string; originalUrl?: string };
+export type HttpRequest = IncomingMessage & { id?: string; originalUrl?: string };
 
 export type HttpResponse = ServerResponse;
 

@@ -4,6 +4,7 @@ import { createExpressMiddleware } from "@trpc/server/adapters/express";
 import type { Logger } from "pino";
 import { describeAndLog } from "./error-response";
 import { contextFor } from "./request-context";
+import { requestIdOf } from "./request-log";
 import { REPLAYED_HEADER } from "./rest/rest-handler";
 
 /**
@@ -14,7 +15,7 @@ export function trpcHandler(options: { core: Core; log: Logger; bodyLimitBytes: 
   const { core, log } = options;
   return createExpressMiddleware({
     router: appRouter,
-    createContext: ({ req }) => contextFor(core, req),
+    createContext: ({ req, res }) => contextFor(core, req, res),
     maxBodySize: options.bodyLimitBytes,
     responseMeta: ({ ctx, errors }: { ctx?: Context; errors: TRPCError[] }) => {
       const [error] = errors;
@@ -29,7 +30,7 @@ export function trpcHandler(options: { core: Core; log: Logger; bodyLimitBytes: 
       };
     },
     onError: ({ error, path, req }) => {
-      describeAndLog(log, error, { requestId: req.id, procedure: path });
+      describeAndLog(log, error, () => ({ requestId: requestIdOf(req), procedure: path }));
     },
   });
 }

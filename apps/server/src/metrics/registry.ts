@@ -1,5 +1,6 @@
 import type { Core, CoreMetrics } from "@sandbox-server/core";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { RequestHistogram } from "./request-histogram";
 
 const SANDBOX_STATUSES = ["STARTING", "RUNNING", "PAUSED", "STOPPING", "ERROR"] as const;
 
@@ -17,13 +18,12 @@ export interface ServerMetrics {
 export function createServerMetrics(): ServerMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const requests = new Histogram({
-    name: "sandbox_server_http_request_duration_seconds",
-    help: "HTTP requests by method, route pattern (REST) or tRPC procedure, and status",
-    labelNames: ["method", "route", "status"] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-    registers: [registry],
-  });
+  const requests = new RequestHistogram(
+    "sandbox_server_http_request_duration_seconds",
+    "HTTP requests by method, route pattern (REST) or tRPC procedure, and status",
+    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  );
+  registry.registerMetric(requests.asMetric());
   const forwards = new Counter({
     name: "sandbox_server_send_message_total",
     help: "send-message calls by outcome (delivered, agent_rejected, unavailable, refused_not_running, refused_archived, not_found, error)",
@@ -75,7 +75,7 @@ export function createServerMetrics(): ServerMetrics {
       eventStored: (seconds) => lag.observe(Math.max(0, seconds)),
     },
     observeRequest(method, route, status, seconds) {
-      requests.observe({ method, route, status }, seconds);
+      requests.observe(method, route, status, seconds);
     },
     attach(running) {
       core = running;

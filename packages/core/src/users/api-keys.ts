@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { hash, randomBytes } from "node:crypto";
 import type { ApiKey, Repositories, User } from "@sandbox-server/db";
 import type { CoreDeps } from "../deps";
 import { AppError } from "../errors";
@@ -7,8 +7,9 @@ import { RememberedReads } from "../shared/remembered-reads";
 
 const KEY_PREFIX = "ssk_";
 
+/** One-shot `crypto.hash` (every authenticated request hashes its key): no Hash object per call. */
 export function hashApiKey(key: string): string {
-  return createHash("sha256").update(key).digest("hex");
+  return hash("sha256", key, "hex");
 }
 
 export function generateApiKey(): string {

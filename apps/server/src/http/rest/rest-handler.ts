@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import { describeAndLog, sendDescribedError, sendErrorCode } from "../error-response";
 import type { HttpMiddleware, HttpRequest, HttpResponse } from "../http-types";
 import { contextFor } from "../request-context";
+import { requestIdOf } from "../request-log";
 import { sendJson } from "../send-json";
 import {
   ClientGoneError,
@@ -130,14 +131,14 @@ export function restHandler(options: RestHandlerOptions): RestHandler {
       const input = BODY_METHODS.has(route.method)
         ? { ...body?.value, ...bodyQueryOf(route.bodyQuery, query, body?.value), ...params }
         : { ...query, ...params };
-      const ctx = await contextFor(core, req, body?.bytes);
+      const ctx = await contextFor(core, req, res, body?.bytes);
       const procedure = procedures.get(route.procedure) as ProcedureFn;
       const output = await procedure(ctx, input);
       if (ctx.idempotency.replayed) res.setHeader(REPLAYED_HEADER, "true");
       sendJson(res, route.successStatus, output);
     } catch (error) {
       if (error instanceof ClientGoneError || res.headersSent) return;
-      const fields = { requestId: req.id, procedure: route.procedure };
+      const fields = () => ({ requestId: requestIdOf(req, res), procedure: route.procedure });
       sendDescribedError(res, describeAndLog(log, error, fields));
     }
   }
