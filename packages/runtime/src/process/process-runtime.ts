@@ -33,8 +33,7 @@ import {
   resolveSandboxPaths,
   type SandboxSecrets,
   syncDirectory,
-  writeSandboxSecrets,
-  writeSandboxState,
+  writeLaunchRecord,
 } from "./sandbox-files";
 import {
   freezeSandbox,
@@ -133,10 +132,7 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
       throw new Error(`sandbox ${sandboxId} already exists`);
     }
     await createSandboxDirs(paths);
-    await syncDirectory(this.settings.rootDir);
     const secrets = { sessionApiKey: options.sessionApiKey, env: { ...options.env } };
-    // Secrets before the state file: a record that can be found can also be relaunched.
-    await writeSandboxSecrets(paths, secrets);
     const record: SandboxRecord = {
       sandboxId,
       paths,
@@ -152,7 +148,11 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
       pendingLaunch: false,
       stateWrite: null,
     };
-    await writeSandboxState(paths, launchState(this.settings, record));
+    // The sandbox's directory entry and its files are flushed at once (none depends on another).
+    await Promise.all([
+      syncDirectory(this.settings.rootDir),
+      writeLaunchRecord(paths, secrets, launchState(this.settings, record)),
+    ]);
     this.records.set(sandboxId, record);
     return record;
   }

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -10,6 +10,7 @@ import {
   resolveSandboxPaths,
   type SandboxPaths,
   type SandboxState,
+  writeLaunchRecord,
   writeSandboxSecrets,
   writeSandboxState,
 } from "./sandbox-files";
@@ -54,6 +55,15 @@ describe("sandbox files", () => {
     await writeSandboxSecrets(paths, { sessionApiKey: "key-1", env: { A: "b" } });
     expect(await readSandboxSecrets(paths)).toEqual({ sessionApiKey: "key-1", env: { A: "b" } });
     expect((await stat(paths.secretsFile)).mode & 0o777).toBe(0o600);
+  });
+
+  it("writes a launch record as both files, the secrets for the owner only, and nothing beside them", async () => {
+    const secrets = { sessionApiKey: "key-2", env: { B: "c" } };
+    await writeLaunchRecord(paths, secrets, state);
+    expect(await readSandboxState(paths)).toEqual(state);
+    expect(await readSandboxSecrets(paths)).toEqual(secrets);
+    expect((await stat(paths.secretsFile)).mode & 0o777).toBe(0o600);
+    expect((await readdir(paths.dir)).filter((name) => name.endsWith(".tmp"))).toEqual([]);
   });
 
   it("treats a missing or malformed state file as no state", async () => {
