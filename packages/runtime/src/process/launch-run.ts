@@ -61,11 +61,15 @@ export async function launchRun(
   const state = launchState(settings, record);
   let detail: string;
   try {
-    await createSandboxDirs(paths);
-    // Independent of each other (the plan's files and the cgroup's), so at once.
+    // The cgroup `register` made for this launch, if it did (once: a relaunch makes its own).
+    const preparedCgroup =
+      record.preparedCgroup ?? prepareRunCgroup(paths.dir, sandboxId, record.limits, logger);
+    record.preparedCgroup = null;
+    // Independent of each other (the directories, the plan's files and the cgroup's), so at once.
     const [cgroup, plan] = await Promise.all([
-      prepareRunCgroup(paths.dir, sandboxId, record.limits, logger),
+      preparedCgroup,
       planLaunch({ settings, paths, command: record.command, secrets, view }),
+      createSandboxDirs(paths),
     ]);
     if (cgroup) record.cgroupName = state.cgroup = cgroup.name;
     state.argv = plan.argv;

@@ -41,6 +41,79 @@ function allocate(mb: number): string {
 }
 
 describe("ProcessRuntime limits", { timeout: 60_000 }, () => {
+  it("starts a registered sandbox in the cgroup register made, with its limits", async () => {
+    const rootDir = await fixture.createRootDir();
+    const runtime = fixture.createRuntime(rootDir);
+    const sandboxId = `sb_${randomUUID().slice(0, 8)}`;
+    const options = {
+      sandboxId,
+      ownerId: "user_1",
+      specId: "default",
+      sessionApiKey: `key-${randomUUID()}`,
+      env: {},
+      resources: { pids: PIDS, memoryMb: MEMORY_MB },
+    };
+    const cgroups = await detectCgroups();
+    const dir = resolveSandboxPaths(rootDir, sandboxId).dir;
+    const name = cgroupNameFor(dir, sandboxId);
+    const pidsDir = cgroups.usable
+      ? (cgroups.parents.find((p) => p.controllers.includes("pids"))?.dir ?? "")
+      : "";
+
+    await runtime.register(options);
+    if (cgroups.usable) {
+      // Made (with its limits) by register, before anything runs.
+      expect((await readFile(path.join(pidsDir, name, "pids.max"), "utf8")).trim()).toBe(
+        String(PIDS),
+      );
+    }
+    const started = await runtime.start(options);
+    await runtime.waitUntilReady(sandboxId, 20_000);
+    if (!cgroups.usable) {
+      expect(
+        (await runBash(started.agentServerUrl as string, options.sessionApiKey, "echo ok")).stdout,
+      ).toBe("ok\n");
+      return;
+    }
+    // The agent server (and so everything it starts) is in it, in every hierarchy.
+    const agentServer = await agentServerHostPid(dir);
+    const own = (await readFile(`/proc/${agentServer}/cgroup`, "utf8")).split("\n");
+    expect(own.filter((line) => line.endsWith(`/${name}`))).toHaveLength(
+      cgroups.version === 1 ? 2 : 1,
+    );
+    expect(
+      (await runBash(started.agentServerUrl as string, options.sessionApiKey, spawnChildren(100)))
+        .stdout,
+    ).toBe("refused EAGAIN\n");
+
+    await runtime.delete(sandboxId);
+    for (const parent of cgroups.parents) {
+      await expect(stat(path.join(parent.dir, name))).rejects.toThrow(/ENOENT/);
+    }
+  });
+
+  it("removes the cgroup of a sandbox registered and deleted without a launch", async () => {
+    const cgroups = await detectCgroups();
+    const rootDir = await fixture.createRootDir();
+    const runtime = fixture.createRuntime(rootDir);
+    const sandboxId = `sb_${randomUUID().slice(0, 8)}`;
+    await runtime.register({
+      sandboxId,
+      ownerId: "user_1",
+      specId: "default",
+      sessionApiKey: `key-${randomUUID()}`,
+      env: {},
+      resources: { pids: PIDS },
+    });
+    const name = cgroupNameFor(resolveSandboxPaths(rootDir, sandboxId).dir, sandboxId);
+    const pidsParent = cgroups.usable
+      ? cgroups.parents.find((p) => p.controllers.includes("pids"))
+      : undefined;
+    if (pidsParent) expect((await stat(path.join(pidsParent.dir, name))).isDirectory()).toBe(true);
+    await runtime.delete(sandboxId);
+    if (pidsParent) await expect(stat(path.join(pidsParent.dir, name))).rejects.toThrow(/ENOENT/);
+  });
+
   it("enforces pids and memory in a cgroup where cgroups are writable, and says why not elsewhere", async () => {
     const rootDir = await fixture.createRootDir();
     const runtime = fixture.createRuntime(rootDir);

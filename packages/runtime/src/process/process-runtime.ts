@@ -14,7 +14,7 @@ import type {
   StartSandboxOptions,
 } from "../types";
 import { readLogTail } from "./agent-server-log";
-import { describeOom, removeRunCgroup } from "./isolation/run-limits";
+import { describeOom, prepareRunCgroup, removeRunCgroup } from "./isolation/run-limits";
 import { cgroupNameFor, type SandboxLimits } from "./isolation/sandbox-cgroup";
 import { SharedViewKeeper } from "./isolation/shared-view";
 import { describeExit, type ExitInfo, withOutput } from "./launch-agent-server";
@@ -101,7 +101,7 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
   async register(options: StartSandboxOptions): Promise<void> {
     assertSafeSandboxId(options.sandboxId);
     await this.lock.run(options.sandboxId, async () => {
-      const record = await this.createRecord(options);
+      const record = await this.createRecord(options, true);
       record.pendingLaunch = true;
       this.logger.info({ sandboxId: options.sandboxId }, "sandbox registered");
     });
@@ -124,8 +124,14 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
     });
   }
 
-  /** A new sandbox's directories and durable launch record (no process yet). */
-  private async createRecord(options: StartSandboxOptions): Promise<SandboxRecord> {
+  /**
+   * A new sandbox's directories and durable launch record (no process yet). For `register`, also
+   * the cgroup of its first launch, made while the record is flushed (~2 ms less in `start`).
+   */
+  private async createRecord(
+    options: StartSandboxOptions,
+    prepareCgroup = false,
+  ): Promise<SandboxRecord> {
     const { sandboxId } = options;
     const paths = resolveSandboxPaths(this.settings.rootDir, sandboxId);
     if (this.records.has(sandboxId) || (await readSandboxState(paths)) !== null) {
@@ -147,12 +153,22 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
       deleting: false,
       pendingLaunch: false,
       stateWrite: null,
+      preparedCgroup: null,
     };
     // The sandbox's directory entry and its files are flushed at once (none depends on another).
-    await Promise.all([
+    const written = Promise.all([
       syncDirectory(this.settings.rootDir),
       writeLaunchRecord(paths, secrets, launchState(this.settings, record)),
     ]);
+    const cgroup = prepareCgroup
+      ? prepareRunCgroup(paths.dir, sandboxId, record.limits, this.logger)
+      : null;
+    // Both settled before either outcome is reported: a delete after a failed register then finds
+    // the cgroup it removes by name. A cgroup that could not be made fails the launch, as before.
+    await Promise.allSettled([written, cgroup]);
+    await written;
+    record.preparedCgroup = cgroup;
+    cgroup?.catch(() => undefined);
     this.records.set(sandboxId, record);
     return record;
   }

@@ -36,6 +36,11 @@ export interface SandboxRecord {
   pendingLaunch: boolean;
   /** The write of `sandbox.json` after the latest launch: null once written, else why not. */
   stateWrite: Promise<string | null> | null;
+  /**
+   * The cgroup `register` made for the first launch (settled); taken by that launch, so a
+   * relaunch makes its own (and counts OOM kills from then).
+   */
+  preparedCgroup: Promise<RunCgroup | null> | null;
 }
 
 /**
@@ -61,6 +66,7 @@ export async function adoptSandbox(
     deleting: false,
     pendingLaunch: false,
     stateWrite: null,
+    preparedCgroup: null,
   };
   if (pid === null || port === null) return record;
   record.run = {
