@@ -38,7 +38,7 @@ const eventWorkerScript = new URL("./event-worker.js", import.meta.url);
 
 async function main() {
   const dataDir = prepareDataDir(env.DATA_DIR);
-  const running = await startServer({
+  const starting = startServer({
     dataDir,
     // After the store opened: replicas on one database share their Docker instance id.
     runtime: async (store) => {
@@ -79,6 +79,24 @@ async function main() {
       leaseRenewMs: env.LEASE_RENEW_MS,
     },
   });
+  // Listening for signals before the server is up (and so before the banner says it is): a SIGTERM
+  // sent as soon as the banner appears found Node's default handler still in place and killed the
+  // process without a graceful shutdown. One that arrives while starting waits for the start.
+  const shutdown = (signal: string) => {
+    log.info({ signal }, "shutting down; sandboxes keep running");
+    starting
+      .then((running) => running.close())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          log.error({ err: error }, "shutdown failed");
+          process.exit(1);
+        },
+      );
+  };
+  process.once("SIGTERM", () => shutdown("SIGTERM"));
+  process.once("SIGINT", () => shutdown("SIGINT"));
+  const running = await starting;
   process.stdout.write(
     startupBanner({
       url: running.url,
@@ -87,18 +105,6 @@ async function main() {
       adminKeyFromEnv: env.ADMIN_API_KEY !== undefined,
     }),
   );
-  const shutdown = (signal: string) => {
-    log.info({ signal }, "shutting down; sandboxes keep running");
-    running.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        log.error({ err: error }, "shutdown failed");
-        process.exit(1);
-      },
-    );
-  };
-  process.once("SIGTERM", () => shutdown("SIGTERM"));
-  process.once("SIGINT", () => shutdown("SIGINT"));
 }
 
 main().catch((error: unknown) => {

@@ -134,3 +134,22 @@ describe("start-up lines", () => {
     expect(second).toContain(`Admin key:  ${keyFile}`);
   });
 });
+
+describe("stopping", () => {
+  it("shuts down gracefully (exit 0) on a SIGTERM sent the moment the start-up lines appear", async () => {
+    // Three times: the window between the banner and the signal handlers, when there was one,
+    // was hit by most immediate signals.
+    for (let i = 0; i < 3; i++) {
+      const child = spawn(process.execPath, [bundle], { env: baseEnv({}) });
+      let stdout = "";
+      child.stdout?.on("data", (chunk: Buffer) => {
+        stdout += chunk.toString();
+        if (stdout.includes("Sandbox Server is listening")) child.kill("SIGTERM");
+      });
+      const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+        child.once("exit", (c, s) => resolve([c, s])),
+      );
+      expect({ code, signal }).toEqual({ code: 0, signal: null });
+    }
+  });
+});
