@@ -30,7 +30,8 @@ export interface ContextInput {
 
 /** Transport-agnostic context: used by the express adapters and by `createCaller` in tests. */
 export async function createContextInner(input: ContextInput): Promise<Context> {
-  const requestId = input.requestId ?? onDemandId();
+  // Asked for once, when the request's logger is first used (RequestLogger binds it).
+  const requestId = input.requestId ?? (() => crypto.randomUUID());
   const keyHash = presentedKeyHash(input.apiKey);
   const user = keyHash ? ((await findUserByKeyHash(input.deps, keyHash)) ?? null) : null;
   return {
@@ -41,15 +42,6 @@ export async function createContextInner(input: ContextInput): Promise<Context> 
     rawBody: input.rawBody,
     sessionApiKey: input.sessionApiKey ?? null,
     idempotency: { key: input.idempotencyKey ?? null, replayed: false },
-  };
-}
-
-/** An id made the first time it is asked for (callers without a transport id of their own). */
-function onDemandId(): () => string {
-  let id: string | undefined;
-  return () => {
-    id ??= crypto.randomUUID();
-    return id;
   };
 }
 

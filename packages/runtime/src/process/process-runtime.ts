@@ -58,6 +58,10 @@ export type { ProcessRuntimeOptions, ProcessSandboxing } from "./process-runtime
 
 /** How long pause waits for Linux to report every process of the sandbox stopped. */
 const FREEZE_TIMEOUT_MS = 2000;
+/** How often `waitUntilReady` probes /health while the agent server starts. */
+const READY_PROBE_INTERVAL_MS = 10;
+/** ...and how often it reads /proc meanwhile for an exit or a pause. */
+const READY_GIVE_UP_EVERY_MS = 50;
 
 /**
  * Sandboxes as processes on this machine: each one an agent server in its own directory, under
@@ -68,11 +72,6 @@ const FREEZE_TIMEOUT_MS = 2000;
  * found by the marker in the launched process's environment (see sandbox-processes.ts). Limits
  * (pids, memory) are a cgroup's, where cgroups are writable (see README.md).
  */
-/** How often `waitUntilReady` probes /health while the agent server starts. */
-const READY_PROBE_INTERVAL_MS = 10;
-/** ...and how often it reads /proc meanwhile for an exit or a pause. */
-const READY_GIVE_UP_EVERY_MS = 50;
-
 export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implements SandboxRuntime {
   readonly kind = "process" as const;
   readonly isolation: IsolationLevel;
@@ -165,10 +164,10 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
       : null;
     // Both settled before either outcome is reported: a delete after a failed register then finds
     // the cgroup it removes by name. A cgroup that could not be made fails the launch, as before.
+    // (allSettled also marks a failed cgroup handled: the launch that takes it sees the failure.)
     await Promise.allSettled([written, cgroup]);
     await written;
     record.preparedCgroup = cgroup;
-    cgroup?.catch(() => undefined);
     this.records.set(sandboxId, record);
     return record;
   }
