@@ -65,7 +65,8 @@ tar -xzOf "$tarball" package/package.json | node -e '
   }
   if (problems.length) { console.error(problems.join("; ")); process.exit(1); }
 ' || fail "package.json of the tarball is not publishable"
-if tar -xzOf "$tarball" package/dist/index.d.ts | grep -q '@sandbox-server/'; then
+# Read whole first: under pipefail a `grep -q` that stops early fails the pipeline, hiding a match.
+if grep -qF '@sandbox-server/' <<<"$(tar -xzOf "$tarball" package/dist/index.d.ts)"; then
   fail "dist/index.d.ts refers to a private @sandbox-server package"
 fi
 log "packed $(basename "$tarball") ($(du -h "$tarball" | cut -f1))"

@@ -209,7 +209,8 @@ main() {
     "$IMAGE" >/dev/null
   wait_for_health
   log "/health answers at $BASE_URL"
-  docker logs "$NAME" 2>&1 | grep -q "events are followed and stored on the ingest worker's thread" ||
+  # Logs read whole first: `docker logs | grep -q` under pipefail fails when grep stops early.
+  grep -qF "events are followed and stored on the ingest worker's thread" <<<"$(docker logs "$NAME" 2>&1)" ||
     fail "the image's control plane does not follow events on its ingest worker (dist/event-worker.js)"
 
   KEY="$(docker exec "$NAME" cat /data/admin-api-key)"
@@ -235,7 +236,7 @@ main() {
   # The image carries iptables; with NET_ADMIN on the host network the control plane protects the
   # host from the sandbox network itself, and warns when it cannot.
   if docker run --rm --network none --entrypoint sh "$IMAGE" -c 'command -v iptables' >/dev/null; then
-    if docker logs "$NAME" 2>&1 | grep -q "can reach services listening on the host's addresses"; then
+    if grep -qF "can reach services listening on the host's addresses" <<<"$(docker logs "$NAME" 2>&1)"; then
       fail "the control plane could not add the host firewall rules for $network"
     fi
     log "host firewall rules for $network were added from inside the container"
