@@ -13,7 +13,8 @@ const SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx
  * The public parts of the host's /etc a sandbox gets, read-only, where they exist: the dynamic
  * linker's configuration, `alternatives` (Debian's /usr/bin/awk and friends point there), CA
  * certificates (never /etc/ssl/private), time zone, DNS configuration (the network is shared),
- * shell start-up files. Files are copied, directories bound (shared-view.ts). passwd, group,
+ * shell start-up files. Files are copied (a symlink into the system directories, like Debian's
+ * localtime, is kept a symlink), directories bound (shared-view.ts). passwd, group,
  * hosts, hostname and nsswitch.conf are the sandbox's own (see sandbox-etc.ts).
  */
 export const HOST_ETC_ENTRIES = [
@@ -59,7 +60,8 @@ export function systemViewArgs(nodePath: string): string[] {
   return args;
 }
 
-function isWithinSystemDirs(dir: string): boolean {
+/** Whether a path lies within the system directories every bubblewrapped sandbox sees as they are. */
+export function isWithinSystemDirs(dir: string): boolean {
   return SYSTEM_DIRS.some((system) => {
     const real = realPath(system);
     return dir === real || dir.startsWith(`${real}/`);
