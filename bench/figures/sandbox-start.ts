@@ -8,7 +8,7 @@ const STARTS = 20;
 // Issue 12 part 3 (the first bench used 300 / 1000).
 const TARGETS = { process: 100, docker: 300 };
 
-/** Figure 2: POST /sandboxes → RUNNING (polled every 5 ms), one start at a time. */
+/** Figure 2: POST /sandboxes → RUNNING (the client waits with `?wait_for=RUNNING`), one start at a time. */
 export async function sandboxStart(ctx: BenchContext): Promise<FigureResult> {
   const data = await perRuntime(ctx, {}, async (cp) => {
     const total: number[] = [];

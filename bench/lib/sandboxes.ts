@@ -1,21 +1,29 @@
 import type { ControlPlane, Json } from "./control-plane";
 import { sleep } from "./stats";
 
-/** Polls GET /sandboxes/{id} every `intervalMs` until the status is reached. */
+/**
+ * GET /sandboxes/{id}?wait_for=… until the status is reached: the server answers as soon as it is
+ * (it waits on its own events), so no client poll adds its interval or its requests' CPU to what
+ * is measured. A long poll that times out (after `timeout_s`) is asked again.
+ */
 export async function waitForStatus(
   cp: ControlPlane,
   id: string,
   status: string,
   timeoutMs = 60_000,
-  intervalMs = 5,
 ): Promise<Json> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const res = await cp.api("GET", `/api/v1/sandboxes/${id}`);
+    const waitS = Math.max(1, Math.min(60, Math.ceil((deadline - Date.now()) / 1000)));
+    const res = await cp.api(
+      "GET",
+      `/api/v1/sandboxes/${id}?wait_for=${status}&timeout_s=${waitS}`,
+    );
     if (res.body?.status === status) return res.body;
     if (res.body?.status === "ERROR") throw new Error(`sandbox ${id}: ${res.body.status_detail}`);
-    if (Date.now() > deadline) throw new Error(`sandbox ${id} stayed ${res.body?.status}`);
-    await sleep(intervalMs);
+    if (res.status !== 200 || Date.now() > deadline) {
+      throw new Error(`sandbox ${id} stayed ${res.body?.status} (${res.status})`);
+    }
   }
 }
 
@@ -23,7 +31,7 @@ export async function waitForStatus(
 export async function startRunning(cp: ControlPlane): Promise<Json> {
   const res = await cp.api("POST", "/api/v1/sandboxes", {});
   if (res.status !== 201) throw new Error(`start: ${res.status} ${JSON.stringify(res.body)}`);
-  return waitForStatus(cp, res.body.id, "RUNNING", 60_000, 20);
+  return waitForStatus(cp, res.body.id, "RUNNING");
 }
 
 /** Deletes every sandbox of the admin user, a few at a time. */
