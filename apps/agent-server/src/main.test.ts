@@ -99,4 +99,21 @@ describe("the bundle (node dist/agent-server.js)", () => {
     expect(code).toBe(2);
     expect(stderr).toContain("Invalid agent-server configuration");
   });
+
+  it("exits 0 on a SIGTERM sent the moment its listening line appears", async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-server-bundle-"));
+    // Three times: with the handlers installed after the line, every one died by the signal here.
+    for (let i = 0; i < 3; i++) {
+      const started = spawn(process.execPath, [BUNDLE, "--port", "0"], {
+        env: { PATH: process.env.PATH, HOME: dir, DATA_DIR: path.join(dir, `data-${i}`) },
+        stdio: ["ignore", "pipe", "ignore"],
+      });
+      child = started;
+      started.stdout?.once("data", () => started.kill("SIGTERM"));
+      const exit = await new Promise<[number | null, string | null]>((resolve) =>
+        started.once("exit", (code, signal) => resolve([code, signal])),
+      );
+      expect(exit).toEqual([0, null]);
+    }
+  });
 });

@@ -38,7 +38,27 @@ async function main(): Promise<void> {
     process.stderr.write(`${error.message}\n`);
     process.exit(2);
   }
-  const address = await server.listen(config.port, config.host);
+  // Installed before the listening line: a SIGTERM sent as soon as it appears (a delete right
+  // after a create) found Node's default handler and killed the process without a shutdown
+  // (30 of 30 here). A signal during the start waits for it, then closes.
+  const listening = server.listen(config.port, config.host);
+  const shutdown = (signal: string) => {
+    logger.info("shutting down", { signal });
+    listening
+      .catch(() => undefined)
+      .then(() => server.close())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error("shutdown failed", { error: describeError(error) });
+          process.exit(1);
+        },
+      );
+  };
+  process.once("SIGTERM", () => shutdown("SIGTERM"));
+  process.once("SIGINT", () => shutdown("SIGINT"));
+
+  const address = await listening;
   process.stdout.write(`${JSON.stringify({ event: "listening", ...address })}\n`);
   logger.info("agent server listening", {
     ...address,
@@ -46,19 +66,6 @@ async function main(): Promise<void> {
     data_dir: config.dataDir,
     files_root: config.filesRoot,
   });
-
-  const shutdown = (signal: string) => {
-    logger.info("shutting down", { signal });
-    server.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error("shutdown failed", { error: describeError(error) });
-        process.exit(1);
-      },
-    );
-  };
-  process.once("SIGTERM", () => shutdown("SIGTERM"));
-  process.once("SIGINT", () => shutdown("SIGINT"));
 }
 
 main().catch((error: unknown) => {
