@@ -68,11 +68,14 @@ export async function startServerProcess(
     });
     live.add(child);
     child.once("exit", () => live.delete(child));
+    // Only this run's output: after a restart the previous run's listening line (with its old
+    // port) is still in `captured`.
+    const runStart = captured.length;
     url = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no listening line:\n${captured}`)), 20_000);
       const onData = (chunk: Buffer) => {
         captured += chunk.toString();
-        const match = LISTENING.exec(captured.slice(-4096));
+        const match = LISTENING.exec(captured.slice(runStart));
         if (match?.[1]) {
           clearTimeout(timer);
           resolve(match[1]);
