@@ -42,18 +42,25 @@ export function sandboxContainers(dataDir: string): SandboxContainer[] {
     });
 }
 
-/** Test teardown: removes every container of that control plane (and nothing else). */
+/**
+ * Test teardown: removes every container of that control plane, then its network (which the
+ * control plane removes itself on a clean shutdown, but not when a failed test left sandboxes
+ * behind), and nothing else.
+ */
 export function removeSandboxContainers(dataDir: string): void {
   const instance = instanceOf(dataDir);
   if (instance === null) return;
-  const ids = execFileSync(
-    "docker",
-    ["ps", "-aq", "--filter", `label=sandbox-server.managed=${instance}`],
-    { encoding: "utf8" },
-  )
-    .split("\n")
-    .filter((id) => id.trim() !== "");
+  const labelled = (...command: string[]) =>
+    execFileSync("docker", [...command, "--filter", `label=sandbox-server.managed=${instance}`], {
+      encoding: "utf8",
+    })
+      .split("\n")
+      .filter((id) => id.trim() !== "");
+  const ids = labelled("ps", "-aq");
   if (ids.length > 0) execFileSync("docker", ["rm", "-f", ...ids], { stdio: "ignore" });
+  const networks = labelled("network", "ls", "-q");
+  if (networks.length > 0)
+    execFileSync("docker", ["network", "rm", ...networks], { stdio: "ignore" });
 }
 
 /**
