@@ -5,7 +5,7 @@ import path from "node:path";
 import { agentServerEntry, freePort } from "../lib/control-plane";
 import type { BenchContext, FigureResult } from "../lib/figure";
 import { ms } from "../lib/figure";
-import { memoryMib } from "../lib/proc";
+import { memoryMib, residentMib } from "../lib/proc";
 import { since, sleep, summarize } from "../lib/stats";
 
 const STARTS = 10;
@@ -31,9 +31,10 @@ export async function agentServer(ctx: BenchContext): Promise<FigureResult> {
   try {
     for (let i = 0; i < STARTS; i++) started.push(await startOne());
     await sleep(IDLE_MS);
+    const rss = started.map((s) => residentMib(s.child.pid ?? -1));
     const memory = started.map((s) => memoryMib(s.child.pid ?? -1));
     const toHealthy = summarize(started.map((s) => s.toHealthyMs));
-    const rssSummary = summarize(memory.map((m) => m.rss));
+    const rssSummary = summarize(rss);
     const privateSummary = summarize(memory.map((m) => m.private));
     ctx.log(
       `agent server: healthy after ${ms(toHealthy.median)}, idle RSS ${rssSummary.median} MiB (private ${privateSummary.median})`,

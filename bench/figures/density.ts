@@ -28,7 +28,7 @@ export async function density(ctx: BenchContext): Promise<FigureResult> {
     }
     await sleep(5000);
     const memory = urls.map((url) => memoryMib(pidOfUrl(url)));
-    const agentServers = memory.map((m) => m.rss);
+    const agentServers = urls.map((url) => residentMib(pidOfUrl(url)));
     const controlPlaneMib = residentMib(cp.pid);
     const total = agentServers.reduce((a, b) => a + b, 0);
     // RSS counts the node binary's shared pages once per process; private memory does not.

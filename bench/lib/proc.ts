@@ -38,17 +38,17 @@ export function cpuTicks(subject: CpuSubject): number {
 export const ticksToMicros = (ticks: number) => (ticks * 1_000_000) / CLK_TCK;
 
 /**
- * A process's memory from /proc/<pid>/smaps_rollup, in MiB: RSS counts the pages it shares with
- * every other process of the same binary (the `node` executable's text and rodata); PSS divides
- * those among their users; private (USS) is what ending the process would give back.
+ * A process's memory beyond its RSS, from /proc/<pid>/smaps_rollup, in MiB. RSS counts the pages
+ * it shares with every other process of the same binary (the `node` executable's text and
+ * rodata) in full; PSS divides those among their users; private (USS) is what ending the process
+ * would give back.
  */
-export function memoryMib(pid: number): { rss: number; pss: number; private: number } {
+export function memoryMib(pid: number): { pss: number; private: number } {
   const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
   const kib = (field: string) =>
     Number(new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, "m").exec(rollup)?.[1] ?? Number.NaN);
   const mib = (k: number) => Math.round((k / 1024) * 10) / 10;
   return {
-    rss: mib(kib("Rss")),
     pss: mib(kib("Pss")),
     private: mib(kib("Private_Clean") + kib("Private_Dirty")),
   };
