@@ -27,8 +27,9 @@ export async function density(ctx: BenchContext): Promise<FigureResult> {
       urls.push(...started.map((s) => s.agent_server_url as string));
     }
     await sleep(5000);
-    const memory = urls.map((url) => memoryMib(pidOfUrl(url)));
-    const agentServers = urls.map((url) => residentMib(pidOfUrl(url)));
+    const pids = urls.map(pidOfUrl);
+    const memory = pids.map(memoryMib);
+    const agentServers = pids.map(residentMib);
     const controlPlaneMib = residentMib(cp.pid);
     const total = agentServers.reduce((a, b) => a + b, 0);
     // RSS counts the node binary's shared pages once per process; private memory does not.

@@ -47,18 +47,19 @@ export function memoryMib(pid: number): { pss: number; private: number } {
   const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
   const kib = (field: string) =>
     Number(new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, "m").exec(rollup)?.[1] ?? Number.NaN);
-  const mib = (k: number) => Math.round((k / 1024) * 10) / 10;
   return {
-    pss: mib(kib("Pss")),
-    private: mib(kib("Private_Clean") + kib("Private_Dirty")),
+    pss: kibToMib(kib("Pss")),
+    private: kibToMib(kib("Private_Clean") + kib("Private_Dirty")),
   };
 }
+
+/** kB as /proc counts them, in MiB to one decimal. */
+const kibToMib = (kib: number) => Math.round((kib / 1024) * 10) / 10;
 
 /** VmRSS of a process in MiB. */
 export function residentMib(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kib = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1] ?? Number.NaN);
-  return Math.round((kib / 1024) * 10) / 10;
+  return kibToMib(Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1] ?? Number.NaN));
 }
 
 /** Socket inodes listening on a TCP port (IPv4 and IPv6), from /proc/net/tcp{,6}. */
