@@ -1,3 +1,5 @@
+import type { SandboxEgressPolicy } from "@sandbox-server/egress";
+
 /**
  * The port between the control plane and whatever runs sandboxes.
  * Implementations: ProcessRuntime (child processes) and DockerRuntime (containers).
@@ -46,6 +48,8 @@ export interface StartSandboxOptions {
   workingDir?: string;
   resources?: SandboxResources;
   labels?: Record<string, string>;
+  /** What the sandbox may connect to; absent means DEFAULT_SANDBOX_EGRESS. */
+  egress?: SandboxEgressPolicy;
 }
 
 export interface RuntimeSandbox {
@@ -108,6 +112,11 @@ export interface SandboxRuntime {
    * it answers /health again; rejects with the reason when it does not. A no-op when running.
    */
   resume(sandboxId: string): Promise<RuntimeSandbox>;
+  /**
+   * Optional: replaces the egress policy of a running or paused sandbox; new connections follow
+   * it at once. A runtime without it cannot change a policy after start.
+   */
+  setEgressPolicy?(sandboxId: string, policy: SandboxEgressPolicy): Promise<void>;
   /** Stops and removes everything of the sandbox. Succeeds if it is already gone. */
   delete(sandboxId: string): Promise<void>;
   /** Every sandbox this runtime manages (by its labels), for reconciliation. */

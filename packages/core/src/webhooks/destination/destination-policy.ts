@@ -1,13 +1,13 @@
 import { lookup } from "node:dns/promises";
 import { networkInterfaces } from "node:os";
-import type { CoreDeps, WebhookTarget } from "../../deps";
 import {
   type AddressClass,
   classifyAddress,
   classifyName,
   isIpLiteral,
   normalizeAddress,
-} from "./classify-address";
+} from "@sandbox-server/egress";
+import type { CoreDeps, WebhookTarget } from "../../deps";
 
 /** Why a destination is refused: the class of an address it resolves to, or what it is. */
 export type Refusal = Exclude<AddressClass, "public"> | "control-plane" | "agent-server";

@@ -1,0 +1,2 @@
+export * from "./classify-address";
+export * from "./policy";
