@@ -44,3 +44,30 @@ export const DEFAULT_SANDBOX_EGRESS: SandboxEgressPolicy = Object.freeze({
   allowOut: [],
   denyOut: [],
 }) as SandboxEgressPolicy;
+
+/**
+ * The meaning of a policy, which every enforcer follows. For a connection to `address`:`port`
+ * (reached through the name `name`, when the sandbox resolved one):
+ * 1. a metadata address or name (`classifyAddress`/`classifyName` → `metadata`): refused, always;
+ * 2. an `allowOut` entry matches (address in its CIDR, or the name equal to / below its host
+ *    name; and its port, when it has one): allowed;
+ * 3. a `denyOut` entry matches: refused;
+ * 4. a non-public address: allowed only when an operator entry matches and `allowInternet` is on;
+ * 5. a public address: allowed when `allowInternet` is on.
+ * Core refuses at create an `allowOut` entry outside what the operator allows (a private address
+ * the operator did not open), so rule 2 never widens the operator's policy.
+ */
+export interface EgressDecision {
+  allowed: boolean;
+  /** Which rule decided, for denial events: `metadata`, `allow_out pypi.org`, `deny_out 1.2.3.4/32`, `private range (private)`, `allow_internet false`, ... */
+  rule: string;
+}
+
+/** A connection an enforcer refused. */
+export interface EgressDenial {
+  sandboxId: string;
+  /** `host:port` or `address:port` (IPv6 in brackets), as the sandbox asked for it. */
+  destination: string;
+  rule: string;
+  at: Date;
+}

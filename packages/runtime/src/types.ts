@@ -1,4 +1,4 @@
-import type { SandboxEgressPolicy } from "@sandbox-server/egress";
+import type { EgressDenial, SandboxEgressPolicy } from "@sandbox-server/egress";
 
 /**
  * The port between the control plane and whatever runs sandboxes.
@@ -117,6 +117,11 @@ export interface SandboxRuntime {
    * it at once. A runtime without it cannot change a policy after start.
    */
   setEgressPolicy?(sandboxId: string, policy: SandboxEgressPolicy): Promise<void>;
+  /**
+   * Optional: tells the control plane of connections its enforcer refused (rate-limited by the
+   * runtime), for the `/metrics` counters and `sandbox.egress_denied` events.
+   */
+  onEgressDenied?(listener: (denial: EgressDenial) => void): void;
   /** Stops and removes everything of the sandbox. Succeeds if it is already gone. */
   delete(sandboxId: string): Promise<void>;
   /** Every sandbox this runtime manages (by its labels), for reconciliation. */
