@@ -43,7 +43,7 @@ else
   # --userland-proxy=false: a published port is forwarded by iptables NAT instead of a
   # docker-proxy process per port (one fewer process per sandbox, no userspace copy of proxied
   # traffic); with the proxy, the first sandbox on a new network could wait a second or more for
-  # its first /health answer (ARCHITECTURE.md, "Docker start time").
+  # its first /health answer (docs/adr/0013-docker-network-and-host-firewall.md).
   nohup setsid dockerd --userland-proxy=false >>"$LOG_FILE" 2>&1 </dev/null &
   echo $! >"$PID_FILE"
   log "dockerd pid $(cat "$PID_FILE")."

@@ -10,8 +10,8 @@ import { since, sleep, summarize } from "../lib/stats";
 
 const STARTS = 10;
 const IDLE_MS = 5000;
-// Issue 12 part 3. A bare node:http server on Node 20 is ~42.4 MiB here (~37 MiB of it the
-// `node` binary's shared pages), so the RSS target is below what any Node process reaches.
+// The RSS target is below what a bare node:http server on Node 20 takes (most of its resident
+// pages are the `node` binary's, shared by every sandbox), so private memory is reported beside it.
 const TARGETS = { toHealthyMs: 100, idleRssMib: 40 };
 
 interface Started {
@@ -23,7 +23,7 @@ interface Started {
 /**
  * Figure 8: the agent-server bundle spawned directly (node, no runtime, no control plane): time
  * from spawn to the first 200 on /health (polled every 2 ms), and its memory after IDLE_MS of
- * idling: RSS (the issue's measure) and the private part (USS) that each further one adds.
+ * idling: RSS (the target's measure) and the private part (USS) that each further one adds.
  * STARTS servers one after another, all left running until the RSS is read.
  */
 export async function agentServer(ctx: BenchContext): Promise<FigureResult> {

@@ -49,7 +49,7 @@ export async function proxyOverhead(ctx: BenchContext): Promise<FigureResult> {
     forwarder = await startForwarder(agentUrl, first.session_api_key);
     const pids = { control_plane: cp.pid, agent_server: agentPid, forwarder: forwarder.pid };
     // The control plane's main thread alone: what following and storing events costs the loop
-    // that serves requests (the issue's bound is per event, on the main thread).
+    // that serves requests (the target is per event, on the main thread).
     const sampled = { ...pids, control_plane_main_thread: { pid: cp.pid, tid: cp.pid } };
     const data: Record<string, unknown> = {
       load_generator: `${wrkVersion()}, 1 thread, keep-alive`,
@@ -182,7 +182,7 @@ function ratiosOf(cells: Record<SideName, Cell>, directEvents: number) {
     cpu_forwarder_per_agent_server: r3(cpu(fw, "forwarder") / cpu(fw, "agent_server")),
     // Recording the events of messages that did not pass through it: the follower's share.
     control_plane_us_per_direct_message: cpu(cells.direct, "control_plane"),
-    // The same on the main thread only, per event stored (the issue's bound: ≤ 50 µs).
+    // The same on the main thread only, per event stored (the figure's target: ≤ 50 µs).
     events_per_direct_message: r3(directEvents / cells.direct.ok),
     control_plane_main_thread_us_per_event: r3(
       ((cells.direct.cpu_ms.control_plane_main_thread ?? Number.NaN) * 1000) / directEvents,

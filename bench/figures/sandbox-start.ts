@@ -5,7 +5,6 @@ import { waitForStatus } from "../lib/sandboxes";
 import { since, summarize } from "../lib/stats";
 
 const STARTS = 20;
-// Issue 12 part 3 (the first bench used 300 / 1000).
 const TARGETS = { process: 100, docker: 300 };
 
 /** Figure 2: POST /sandboxes → RUNNING (the client waits with `?wait_for=RUNNING`), one start at a time. */

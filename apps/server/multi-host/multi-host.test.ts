@@ -22,7 +22,7 @@ import { apiCall } from "../test/api-call";
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 const ENV_FILE = "/tmp/sandbox-server-docker-hosts/env";
 const ADMIN_KEY = "ssk_multi_host_admin_key_0123456789";
-/** The bound: a dead host's sandboxes are ERROR within 60 s. */
+/** The bound we promise: a dead host's sandboxes are ERROR within 60 s. */
 const HOST_LOSS_BOUND_MS = 60_000;
 
 function readDockerHosts(): string | undefined {

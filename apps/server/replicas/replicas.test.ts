@@ -1,5 +1,5 @@
 /**
- * Several control planes on one PostgreSQL (issue 14 part 2), as real processes on the docker
+ * Several control planes on one PostgreSQL, as real processes on the docker
  * runtime (its daemon is shared by both; the process runtime's children belong to one process):
  * one API through every replica, the running limit across replicas, and the replica holding the
  * background duties SIGKILLed — the other takes them over within 30 s, stores every event the
@@ -20,7 +20,7 @@ import { startReceiver } from "../test/receiver";
 import { type Replica, startReplica } from "./lib/replica";
 
 const ADMIN_KEY = "ssk_replicas_admin_key_0123456789";
-/** The issue's bound: a SIGKILLed replica's duties move to a live one within 30 s. */
+/** The design's bound: a SIGKILLed replica's duties move to a live one within 30 s. */
 const TAKEOVER_BOUND_MS = 30_000;
 const LIMIT = 3;
 

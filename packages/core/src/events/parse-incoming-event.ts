@@ -9,8 +9,8 @@ const within = (value: unknown, min: number, max: number): value is string =>
 
 /**
  * `IncomingEvent.safeParse(frame)` with a fast path for the frame an agent server normally sends
- * (every followed event passes here, on the loop that serves requests; zod's object parse was
- * most of the follower's own cost per event). The fast path accepts only what the schema accepts
+ * (every followed event passes here; zod's object parse is most of the follower's own cost per
+ * event). The fast path accepts only what the schema accepts
  * and builds the same object (the schema's keys first, then the rest as sent, values shared);
  * anything else — a field missing or out of bounds, an unusual object — is the schema's to decide,
  * so what is rejected, and how, is unchanged.

@@ -39,8 +39,8 @@ export interface WalCheckpointer {
 /**
  * Moves WAL checkpoints off the event loop. SQLite checkpoints inside the COMMIT that crosses its
  * threshold (1000 pages), on the connection that commits: with events stored in a steady stream,
- * every ~50th commit stalled the control plane's loop for ~18 ms (copying pages and syncing both
- * files) — most of the follower's time on the main thread, and the proxy's p99. Here the write
+ * such a commit stalls the loop that serves requests while it copies pages and syncs both files,
+ * which is what a request's tail latency then waits for. Here the write
  * connection never checkpoints (`wal_autocheckpoint = 0`); a worker thread with a connection of
  * its own runs a PASSIVE checkpoint every CHECKPOINT_INTERVAL_MS. Should the worker fail, the
  * write connection checkpoints by itself again, as SQLite does by default.

@@ -154,8 +154,8 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
         waitForHealth(url, {
           timeoutMs: Math.max(0, deadline - Date.now()),
           probeTimeoutMs: this.probeTimeoutMs,
-          // A refused probe costs a connection; an interval of 200 ms cost an average start
-          // ~100 ms of waiting after the agent server was up.
+          // A refused probe costs a connection; a long interval adds half of itself to every
+          // start, waiting after the agent server is up.
           intervalMs: 15,
           // Pointless once the container is gone or stopped: say why instead of timing out.
           // Asked less often than probes are made: each asks the Docker daemon.

@@ -192,7 +192,7 @@ describe.runIf(mustRun)("ProcessRuntime under bubblewrap", { timeout: 60_000 }, 
       }
     }
     // A symlink into the system directories stays one (ICU names the time zone from its target;
-    // a copy made every sandboxed node's first Date ~8 ms slower). Positive control: the host's.
+    // from a copy it scans every zoneinfo file on the first Date). Positive control: the host's.
     for (const entry of HOST_ETC_ENTRIES) {
       const host = await lstat(`/etc/${entry}`).catch(() => null);
       if (!host?.isSymbolicLink() || !(await realpath(`/etc/${entry}`)).startsWith("/usr/"))

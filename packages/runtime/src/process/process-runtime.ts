@@ -125,7 +125,7 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
 
   /**
    * A new sandbox's directories and durable launch record (no process yet). For `register`, also
-   * the cgroup of its first launch, made while the record is flushed (~2 ms less in `start`).
+   * the cgroup of its first launch, made while the record is flushed (so `start` need not).
    */
   private async createRecord(
     options: StartSandboxOptions,
@@ -182,8 +182,8 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
       await waitForHealth(this.urlOf(run), {
         timeoutMs,
         probeTimeoutMs: this.settings.probeTimeoutMs,
-        // The agent server answers ~65 ms after its spawn: probing every 100 ms (the default) put
-        // RUNNING on the next 100 ms step. A refused probe on loopback costs well under a ms.
+        // Often: with the default 100 ms interval, RUNNING would wait for the next step after the
+        // agent server is up. A refused probe on loopback costs well under a ms.
         intervalMs: READY_PROBE_INTERVAL_MS,
         giveUpEveryMs: READY_GIVE_UP_EVERY_MS,
         giveUpWhen: async () => {

@@ -108,8 +108,8 @@ export async function readSandboxSecrets(paths: SandboxPaths): Promise<SandboxSe
 
 /**
  * A new sandbox's launch record: `secrets.json`, then `sandbox.json`, each durable as
- * writeFileAtomically makes it. Both files' data are written and flushed at once (the flushes
- * were five in a row, ~6 ms here, on the path of every create); the renames stay in order, each
+ * writeFileAtomically makes it. Both files' data are written and flushed at once, not one flush
+ * after another (this is on the path of every create); the renames stay in order, each
  * flushed before the next, so a `sandbox.json` that survives a crash always has its
  * `secrets.json` (a record that can be found can be relaunched).
  */

@@ -117,8 +117,8 @@ export class SharedViewKeeper {
  * mount point, a missing one leaves nothing behind. Says which it was. A symlink to a file in the
  * system directories stays a symlink with the same target, which the sandbox sees too: the C
  * library and ICU learn the time zone's name from /etc/localtime's target, and from a copy ICU
- * finds it by comparing the file with every file under /usr/share/zoneinfo (~8 ms of a sandboxed
- * node's first `new Date()`, measured: every agent server's first log line).
+ * finds it by comparing the file with every file under /usr/share/zoneinfo, on a sandboxed node's
+ * first `new Date()` (every agent server's first log line, just before its first /health answer).
  */
 // Unique per write: two runtimes of one process (a test's successor control plane) may share a
 // root directory.
