@@ -19,6 +19,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { agentServer } from "./figures/agent-server";
 import { density } from "./figures/density";
+import { eventStream } from "./figures/event-stream";
 import { firstReply } from "./figures/first-reply";
 import { listing } from "./figures/listing";
 import { pauseResume } from "./figures/pause-resume";
@@ -51,6 +52,7 @@ const FIGURES: Entry[] = [
   { name: "pause-resume", key: "pause_resume_first_message", run: pauseResume },
   { name: "first-reply", key: "conversation_first_reply", run: firstReply },
   { name: "webhook-fairness", key: "webhook_fairness", run: webhookFairness },
+  { name: "event-stream", key: "event_stream", run: eventStream },
   { name: "listing", key: "listing_at_scale", run: listing },
   { name: "read-throughput", key: "read_throughput", run: readThroughput, needsWrk: true },
   { name: "agent-server", key: "agent_server", run: agentServer },

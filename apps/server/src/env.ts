@@ -71,8 +71,8 @@ const EnvSchema = z.object({
   WEBHOOK_MAX_ATTEMPTS: optionalPositiveInt.default(8),
   WEBHOOK_BACKOFF_BASE_MS: optionalPositiveInt.default(2_000),
   WEBHOOK_BACKOFF_MAX_MS: optionalPositiveInt.default(15 * 60_000),
-  WEBHOOK_CONCURRENCY: optionalPositiveInt.default(32),
-  WEBHOOK_CONCURRENCY_PER_USER: optionalPositiveInt.default(4),
+  WEBHOOK_CONCURRENCY: optionalPositiveInt.default(64),
+  WEBHOOK_CONCURRENCY_PER_USER: optionalPositiveInt.default(16),
   FOLLOWER_RECONNECT_BASE_MS: optionalPositiveInt.default(500),
   FOLLOWER_RECONNECT_MAX_MS: optionalPositiveInt.default(30_000),
   /** Followed events larger than this are stored as a placeholder that says so. */

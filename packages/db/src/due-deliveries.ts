@@ -11,6 +11,29 @@ function notIn(column: SQL, values: (string | number)[]): SQL {
 }
 
 /**
+ * `heads(seq, webhook_id, stream)`: the oldest pending delivery of each webhook and stream, as the
+ * first common table expression of a `with recursive`. A loose index scan over
+ * `webhook_deliveries_pending_idx`: each step seeks the next (webhook, stream) after the last one,
+ * so the cost grows with the number of streams, not with the backlog (a `group by` over the
+ * pending rows reads every one of them, on every look at the outbox).
+ */
+export function pendingHeadsCte(deliveries: SQLWrapper): SQL {
+  return sql`heads(seq, webhook_id, stream) as (
+      select * from (
+        select seq, webhook_id, stream from ${deliveries} where status = 'pending'
+        order by status, webhook_id, stream, seq limit 1
+      ) first_head
+      union all
+      select n.seq, n.webhook_id, n.stream from heads h join ${deliveries} n on n.seq = coalesce(
+        (select seq from ${deliveries} where status = 'pending' and webhook_id = h.webhook_id
+          and stream > h.stream order by status, webhook_id, stream, seq limit 1),
+        (select seq from ${deliveries} where status = 'pending' and webhook_id > h.webhook_id
+          order by status, webhook_id, stream, seq limit 1)
+      )
+    )`;
+}
+
+/**
  * The due heads' `seq` and owner, in the order they are to be sent: the one query both adapters
  * run (`WebhookDeliveryRepository.dueHeads`). Heads first (the oldest pending delivery of each
  * webhook and stream), then each due, unclaimed head ranked within its webhook and, by that rank,
@@ -22,10 +45,7 @@ export function dueHeadsQuery(
 ): SQL {
   const { deliveries, webhooks } = tables;
   return sql`
-    with heads as (
-      select min(seq) as seq from ${deliveries}
-      where status = 'pending' group by webhook_id, stream
-    ), due as (
+    with recursive ${pendingHeadsCte(deliveries)}, due as (
       select dl.seq, dl.next_attempt_at, w.owner_id, row_number() over (
         partition by dl.webhook_id order by dl.next_attempt_at, dl.seq
       ) as webhook_rank

@@ -24,6 +24,36 @@ export interface CreateDbOptions {
   attach?: boolean;
 }
 
+/** Compiled statements kept per connection: enough for every query shape the repositories use. */
+const STATEMENT_CACHE_SIZE = 512;
+
+/**
+ * Drizzle compiles every statement anew on each run; compiling costs more than running most of
+ * ours. Keeps the compiled statements by SQL text (least recently used dropped first). Drizzle
+ * switches a statement to raw rows when it maps columns itself, so a reused reader starts
+ * without. better-sqlite3's own internal calls (pragmas) pass more arguments and are not cached.
+ */
+function cacheStatements(sqlite: Database.Database): void {
+  const prepare = sqlite.prepare;
+  const cache = new Map<string, Database.Statement>();
+  sqlite.prepare = function cachedPrepare(this: Database.Database, ...args: unknown[]) {
+    const [source] = args;
+    if (args.length !== 1 || typeof source !== "string") {
+      return (prepare as (...a: unknown[]) => Database.Statement).apply(this, args);
+    }
+    let statement = cache.get(source);
+    if (statement) {
+      cache.delete(source);
+      if (statement.reader) statement.raw(false);
+    } else {
+      statement = prepare.call(this, source);
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+    }
+    cache.set(source, statement);
+    return statement;
+  } as typeof sqlite.prepare;
+}
+
 export const defaultMigrationsFolder = fileURLToPath(new URL("../../drizzle", import.meta.url));
 
 /** Opens (creating if needed) the SQLite database at `path` (or `:memory:`) and migrates it. */
@@ -34,6 +64,7 @@ export function createDb(path: string, options: CreateDbOptions = {}): DbHandle 
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+  cacheStatements(sqlite);
   const db = drizzle(sqlite, { schema });
   if (!options.attach) {
     migrate(db, { migrationsFolder: options.migrationsFolder ?? defaultMigrationsFolder });
@@ -55,6 +86,7 @@ export function openReadConnection(path: string, busyTimeoutMs: number): DbHandl
   const sqlite = new Database(path, { fileMustExist: true });
   sqlite.pragma(`busy_timeout = ${busyTimeoutMs}`);
   sqlite.pragma("query_only = ON");
+  cacheStatements(sqlite);
   return {
     db: drizzle(sqlite, { schema }),
     sqlite,

@@ -1,5 +1,5 @@
 import { and, count, eq, inArray, sql } from "drizzle-orm";
-import { dueHeadsQuery, inPickedOrder } from "../../due-deliveries";
+import { dueHeadsQuery, inPickedOrder, pendingHeadsCte } from "../../due-deliveries";
 import { keyset, toPage } from "../../paging";
 import type { WebhookDeliveryRepository } from "../../port/repositories";
 import type { DueDelivery } from "../../port/rows";
@@ -41,10 +41,7 @@ export function createWebhookDeliveryRepository({ run }: PgExecutor) {
     nextDueAt: (now) =>
       run(async (db) => {
         const next = await db.execute<{ at: string | null }>(sql`
-          with heads as (
-            select min(seq) as seq from ${d}
-            where status = 'pending' group by webhook_id, stream
-          )
+          with recursive ${pendingHeadsCte(d)}
           select min(greatest(dl.next_attempt_at, coalesce(dl.claimed_until, 0))) as at
           from heads h join ${d} dl on dl.seq = h.seq
           where greatest(dl.next_attempt_at, coalesce(dl.claimed_until, 0)) > ${now}`);

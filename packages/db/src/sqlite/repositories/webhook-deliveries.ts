@@ -1,5 +1,5 @@
 import { and, count, eq, inArray, sql } from "drizzle-orm";
-import { dueHeadsQuery, inPickedOrder } from "../../due-deliveries";
+import { dueHeadsQuery, inPickedOrder, pendingHeadsCte } from "../../due-deliveries";
 import type { Page, PageRequest } from "../../paging";
 import type {
   DeliveryFilter,
@@ -43,10 +43,7 @@ export function createWebhookDeliveryRepository(db: Db) {
     /** A head waits for its retry time and for another holder's claim to expire. */
     nextDueAt(now: number): number | null {
       const next = db.get<{ at: number | null }>(sql`
-        with heads as (
-          select min(seq) as seq from webhook_deliveries
-          where status = 'pending' group by webhook_id, stream
-        )
+        with recursive ${pendingHeadsCte(d)}
         select min(max(d.next_attempt_at, coalesce(d.claimed_until, 0))) as at
         from heads h join webhook_deliveries d on d.seq = h.seq
         where max(d.next_attempt_at, coalesce(d.claimed_until, 0)) > ${now}`);
