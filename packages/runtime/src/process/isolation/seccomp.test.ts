@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { copyFile, readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,10 +24,14 @@ import { ENOSYS, EPERM } from "./seccomp-policy";
  * CI: there these tests fail without them; elsewhere they are skipped with a warning.
  */
 const bwrap = detectBwrap();
-const mustRun = bwrap.usable || process.env.CI === "true";
-if (!mustRun) console.warn(`[seccomp tests] skipped: ${bwrap.usable ? "" : bwrap.reason}`);
+const support = bwrap.usable
+  ? prepareSeccomp({ bwrap, nodePath: process.execPath, pythonPath: "/usr/bin/python3" })
+  : bwrap;
+const mustRun = support.usable || process.env.CI === "true";
+if (!support.usable && !mustRun) console.warn(`[seccomp tests] skipped: ${support.reason}`);
 
 const PROBE = fileURLToPath(new URL("../test/syscall-probe.py", import.meta.url));
+const INT80 = fileURLToPath(new URL("../test/int80-getpid.c", import.meta.url));
 
 /** Refused with EPERM under the filter; the kernel answers otherwise in a sandbox without it. */
 const REFUSED = [
@@ -103,9 +108,10 @@ describe.runIf(mustRun)(
       sandboxes = { filtered: a, unfiltered: b, open: c };
     }, 60_000);
 
+    // Delete waits out its grace period for the bash sessions the probes ran in.
     afterAll(async () => {
       await fixture.cleanUp();
-    });
+    }, 60_000);
 
     it("is compiled here (CI installs python3-seccomp) and claimed only where it is loaded", async () => {
       expect(filtered.isolationDetail).toMatch(/^seccomp filter/);
@@ -169,6 +175,24 @@ describe.runIf(mustRun)(
       );
       expect(result.stdout.trim()).toMatch(/^true (127\.0\.0\.1|::1)$/);
     });
+
+    it.runIf(process.arch === "x64")(
+      "kills a process that goes around it through i386's syscalls",
+      async () => {
+        // gcc is part of the development and CI machines; it builds the program into both workspaces.
+        for (const sandbox of [sandboxes.unfiltered, sandboxes.filtered]) {
+          execFileSync("gcc", ["-O0", "-o", path.join(sandbox.dir, "workspace", "int80"), INT80]);
+        }
+        const run = (sandbox: Sandbox) => runBash(sandbox.url, sandbox.key, "./int80");
+        const [without, withFilter] = [
+          await run(sandboxes.unfiltered),
+          await run(sandboxes.filtered),
+        ];
+        expect(without).toMatchObject({ exitCode: 0, stdout: expect.stringMatching(/^\d+\n$/) });
+        // 128 + SIGSYS
+        expect(withFilter.exitCode).toBe(159);
+      },
+    );
 
     it("says why there is no filter when libseccomp cannot be run", () => {
       if (!bwrap.usable) throw new Error(bwrap.reason);
