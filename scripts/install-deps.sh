@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Installs the system packages the test suites use, from Debian's archive: bubblewrap (process
-# sandboxes run under it; its isolation tests fail without it when CI=true) and jq (the README's
-# walkthrough, run by scripts/test-readme.sh) and iproute2 (scripts/docker-hosts-up.sh). Idempotent; needs root
-# on a machine that lacks them.
+# sandboxes run under it; its isolation tests fail without it when CI=true), python3-seccomp
+# (libseccomp's binding, which compiles their seccomp filter), jq (the README's walkthrough, run by
+# scripts/test-readme.sh) and iproute2 (scripts/docker-hosts-up.sh). Idempotent; needs root on a
+# machine that lacks them.
 set -euo pipefail
 
 log() { printf '[install-deps] %s\n' "$*" >&2; }
 
 missing=()
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+# The runtime runs /usr/bin/python3 (Debian's, not a pyenv or venv one that lacks the binding).
+/usr/bin/python3 -c 'import seccomp' >/dev/null 2>&1 || missing+=(python3-seccomp)
 command -v jq >/dev/null 2>&1 || missing+=(jq)
 # ip: the several-Docker-hosts suite puts each test host in a network namespace of its own.
 command -v ip >/dev/null 2>&1 || missing+=(iproute2)

@@ -32,6 +32,7 @@ export function startupBanner(input: BannerInput): string {
     `Sandbox Server is listening on ${input.url}`,
     `  API docs:   ${input.url}/docs  (OpenAPI: ${input.url}/api/v1/openapi.json)`,
     `  Runtime:    ${input.runtime.kind}, isolation: ${isolationText[input.runtime.isolation]}`,
+    ...(input.runtime.isolationDetail ? [`              ${input.runtime.isolationDetail}`] : []),
     `  Admin key:  ${adminKey}`,
     `  Data:       ${input.dataDir}`,
   ];

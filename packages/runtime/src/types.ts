@@ -87,6 +87,8 @@ export type SandboxRuntimeEvent = "exit" | "recovered";
 export interface SandboxRuntime {
   readonly kind: RuntimeKind;
   readonly isolation: IsolationLevel;
+  /** What else `isolation` includes or lacks here, in a sentence (the process runtime's seccomp filter). */
+  readonly isolationDetail?: string;
   /**
    * Launches the sandbox and returns at once (state `starting` or `running`). A sandbox whose
    * agent server died before it was even listening comes back `exited` with `detail`; it still

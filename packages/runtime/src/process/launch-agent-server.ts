@@ -15,6 +15,8 @@ export interface LaunchOptions {
   listenTimeoutMs: number;
   /** Written to the child's fd 3, which is then closed. */
   fd3?: Buffer | null;
+  /** Likewise fd 4. */
+  fd4?: Buffer | null;
   /** The process is a wrapper (bwrap) that exits with 128 + n when its program got signal n. */
   exitCodesCarrySignals?: boolean;
   /** Ends every process of this launch (more than the child's group, under bwrap). */
@@ -58,12 +60,13 @@ export async function launchAgentServer(options: LaunchOptions): Promise<Launche
       // Own session and group: signals meant for the control plane (a terminal's Ctrl-C, its
       // group being killed) do not reach the sandbox, which outlives it.
       detached: true,
-      stdio: ["ignore", log.handle.fd, log.handle.fd, ...(options.fd3 ? ["pipe" as const] : [])],
+      stdio: ["ignore", log.handle.fd, log.handle.fd, ...extraFds(options.fd3, options.fd4)],
     });
     // Before any await: a process that exits at once (a bad command) would otherwise emit
     // 'exit' unheard, and everything waiting on `exited` would wait forever.
     exited = watchExit(child, options.exitCodesCarrySignals ?? false);
     if (options.fd3) writeAndClose(child.stdio[3] as Writable | null, options.fd3);
+    if (options.fd4) writeAndClose(child.stdio[4] as Writable | null, options.fd4);
   } finally {
     await log.handle.close();
   }
@@ -127,6 +130,11 @@ export function signalFromExitCode(info: ExitInfo): ExitInfo {
   if (info.code === null || info.code <= 128) return info;
   const signal = Object.entries(constants.signals).find(([, n]) => n === (info.code ?? 0) - 128);
   return signal ? { code: null, signal: signal[0] as NodeJS.Signals } : info;
+}
+
+function extraFds(fd3?: Buffer | null, fd4?: Buffer | null): ("pipe" | "ignore")[] {
+  if (fd4) return [fd3 ? "pipe" : "ignore", "pipe"];
+  return fd3 ? ["pipe"] : [];
 }
 
 // A child that exits before reading breaks the pipe; its exit is reported on its own.

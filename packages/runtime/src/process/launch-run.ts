@@ -78,6 +78,7 @@ export async function launchRun(
       env: plan.env,
       cwd: plan.cwd,
       fd3: plan.fd3,
+      fd4: plan.fd4,
       exitCodesCarrySignals: plan.exitCodesCarrySignals,
       logFile: paths.logFile,
       listenTimeoutMs: settings.listenTimeoutMs,

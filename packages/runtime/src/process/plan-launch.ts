@@ -1,5 +1,5 @@
 import { buildAgentServerEnv } from "./build-agent-server-env";
-import { buildBwrapArgs } from "./isolation/build-bwrap-args";
+import { buildBwrapArgs, SECCOMP_FD } from "./isolation/build-bwrap-args";
 import { INSIDE } from "./isolation/sandbox-layout";
 import type { SharedViewKeeper } from "./isolation/shared-view";
 import type { ProcessRuntimeSettings } from "./process-runtime-options";
@@ -14,6 +14,8 @@ export interface LaunchPlan {
   cwd: string;
   /** Written to the process's fd 3 (bwrap reads the sandbox's environment from there). */
   fd3: Buffer | null;
+  /** Written to fd 4: the seccomp program bwrap loads, when there is one. */
+  fd4: Buffer | null;
   /** bwrap reports a program killed by signal n as exit code 128 + n. */
   exitCodesCarrySignals: boolean;
   isolation: "namespaces" | "none";
@@ -60,11 +62,13 @@ export async function planLaunch(input: PlanInput): Promise<LaunchPlan> {
       env,
       cwd: paths.workspaceDir,
       fd3: null,
+      fd4: null,
       exitCodesCarrySignals: false,
       isolation: "none",
     };
   }
   const view = await input.view.current();
+  const seccomp = settings.seccomp?.usable ? settings.seccomp.program : null;
   const bwrap = buildBwrapArgs({
     bwrap: settings.bwrap,
     nodePath: settings.nodePath,
@@ -82,6 +86,7 @@ export async function planLaunch(input: PlanInput): Promise<LaunchPlan> {
       workspaceDir: INSIDE.workspace,
     }),
     tmpSizeMb: settings.tmpSizeMb,
+    ...(seccomp ? { seccompFd: SECCOMP_FD } : {}),
   });
   // bwrap itself gets only the marker; what the sandbox gets is set up by --clearenv/--setenv.
   return {
@@ -89,6 +94,7 @@ export async function planLaunch(input: PlanInput): Promise<LaunchPlan> {
     env: marker,
     cwd: paths.dir,
     fd3: bwrap.fd3,
+    fd4: seccomp,
     exitCodesCarrySignals: true,
     isolation: "namespaces",
   };

@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { RuntimeLogger } from "../types";
 import { detectBwrap, type UsableBwrap } from "./isolation/detect-bwrap";
+import { prepareSeccomp, type SeccompSupport } from "./isolation/prepare-seccomp";
 import { sandboxUidFor } from "./isolation/sandbox-layout";
 
 /**
@@ -21,6 +22,8 @@ export interface ProcessRuntimeOptions {
   sandboxing?: ProcessSandboxing;
   /** The bubblewrap binary (default: `bwrap` on the PATH). */
   bwrapPath?: string;
+  /** A Python 3 with python3-seccomp, which compiles the sandboxes' seccomp filter (default /usr/bin/python3). */
+  seccompPython?: string;
   /** Size of a bubblewrapped sandbox's private /tmp, a tmpfs (default 1024 MB). */
   tmpSizeMb?: number;
   /** Loopback address agent servers listen on (default 127.0.0.1). */
@@ -49,6 +52,8 @@ export interface ProcessRuntimeSettings {
   agentServerEntry: string;
   /** bubblewrap when sandboxes run under it, null for plain processes. */
   bwrap: UsableBwrap | null;
+  /** The seccomp filter of bubblewrapped sandboxes, or why they run without; null without bwrap. */
+  seccomp: SeccompSupport | null;
   /** The sandbox user's uid (and gid) inside its user namespace. */
   sandboxUid: number;
   tmpSizeMb: number;
@@ -66,11 +71,14 @@ const SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bi
 
 export function resolveSettings(options: ProcessRuntimeOptions): ProcessRuntimeSettings {
   const nodePath = options.nodePath ?? process.execPath;
+  const bwrap = resolveBwrap(options, nodePath);
+  const pythonPath = options.seccompPython ?? "/usr/bin/python3";
   return {
     rootDir: path.resolve(options.rootDir),
     nodePath,
     agentServerEntry: path.resolve(options.agentServerEntry),
-    bwrap: resolveBwrap(options, nodePath),
+    bwrap,
+    seccomp: bwrap ? prepareSeccomp({ bwrap, nodePath, pythonPath }) : null,
     sandboxUid: sandboxUidFor(process.getuid?.() ?? 0),
     tmpSizeMb: options.tmpSizeMb ?? 1024,
     host: options.host ?? "127.0.0.1",

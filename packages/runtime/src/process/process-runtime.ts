@@ -14,6 +14,7 @@ import type {
   StartSandboxOptions,
 } from "../types";
 import { readLogTail } from "./agent-server-log";
+import { describeSeccomp } from "./isolation/prepare-seccomp";
 import { describeOom, prepareRunCgroup, removeRunCgroup } from "./isolation/run-limits";
 import { cgroupNameFor, type SandboxLimits } from "./isolation/sandbox-cgroup";
 import { SharedViewKeeper } from "./isolation/shared-view";
@@ -75,6 +76,7 @@ const READY_GIVE_UP_EVERY_MS = 50;
 export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implements SandboxRuntime {
   readonly kind = "process" as const;
   readonly isolation: IsolationLevel;
+  readonly isolationDetail?: string;
   private readonly settings: ProcessRuntimeSettings;
   private readonly logger: RuntimeLogger;
   private readonly records = new Map<string, SandboxRecord>();
@@ -88,6 +90,14 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
     this.settings = resolveSettings(options);
     this.isolation = this.settings.bwrap ? "namespaces" : "none";
     this.logger = options.logger ?? silentLogger;
+    const { seccomp } = this.settings;
+    if (seccomp) this.isolationDetail = describeSeccomp(seccomp);
+    if (seccomp && !seccomp.usable) {
+      this.logger.warn(
+        { reason: seccomp.reason },
+        "process sandboxes run WITHOUT a seccomp filter",
+      );
+    }
     const { rootDir, sandboxUid, agentServerEntry } = this.settings;
     this.view = new SharedViewKeeper(rootDir, sandboxUid, agentServerEntry, this.logger);
   }

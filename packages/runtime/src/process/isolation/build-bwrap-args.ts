@@ -21,6 +21,8 @@ export interface BwrapLaunchInput {
   env: Record<string, string>;
   /** Size of the private /tmp (a tmpfs, so memory). */
   tmpSizeMb: number;
+  /** The descriptor bwrap reads the seccomp program from (prepare-seccomp.ts); none: no filter. */
+  seccompFd?: number;
 }
 
 export interface BwrapLaunch {
@@ -32,6 +34,8 @@ export interface BwrapLaunch {
 
 /** The file descriptor bwrap reads the secret part of its arguments from. */
 export const ARGS_FD = 3;
+/** ...and the one it reads the seccomp program from. */
+export const SECCOMP_FD = 4;
 
 /**
  * bwrap's arguments for one sandbox. Namespaces: user (the sandbox's uid maps to the control
@@ -103,6 +107,7 @@ export function buildBwrapArgs(input: BwrapLaunchInput): BwrapLaunch {
     "/",
     "--chdir",
     INSIDE.workspace,
+    ...(input.seccompFd === undefined ? [] : ["--seccomp", String(input.seccompFd)]),
     "--args",
     String(ARGS_FD),
     "--",

@@ -1,9 +1,11 @@
+import { randomUUID } from "node:crypto";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { RuntimeLogger } from "../../types";
 import { ProcessRuntime, type ProcessRuntimeOptions } from "../process-runtime";
 import { readCmdline } from "../read-proc";
+import { resolveSandboxPaths } from "../sandbox-files";
 import { findSandboxProcesses, killSandboxProcesses } from "../sandbox-processes";
 import { AGENT_SERVER_BUNDLE } from "./build-agent-server";
 
@@ -183,4 +185,31 @@ export async function downloadFile(
     { headers: sessionHeaders(sessionApiKey) },
   );
   return { status: response.status, text: await response.text() };
+}
+
+export interface StartedSandbox {
+  id: string;
+  key: string;
+  url: string;
+  /** Its directory on the host. */
+  dir: string;
+}
+
+/** Starts a sandbox with a fresh id and key, and waits until its agent server answers. */
+export async function startReadySandbox(
+  runtime: ProcessRuntime,
+  rootDir: string,
+): Promise<StartedSandbox> {
+  const id = `sb_${randomUUID().slice(0, 8)}`;
+  const key = `key-${randomUUID()}`;
+  const started = await runtime.start({
+    sandboxId: id,
+    ownerId: "user_1",
+    specId: "default",
+    sessionApiKey: key,
+    env: {},
+  });
+  await runtime.waitUntilReady(id, 20_000);
+  const url = started.agentServerUrl as string;
+  return { id, key, url, dir: resolveSandboxPaths(rootDir, id).dir };
 }
