@@ -1,5 +1,5 @@
+export * from "@sandbox-server/agent-contracts";
 export * from "./agent-client";
-export * from "./agent-contracts";
 export * from "./context";
 export * from "./create-core";
 export * from "./deps";

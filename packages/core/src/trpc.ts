@@ -1,7 +1,5 @@
 import { getTRPCErrorFromUnknown, initTRPC, type TRPCError } from "@trpc/server";
 import { TRPC_ERROR_CODES_BY_KEY } from "@trpc/server/rpc";
-// The marker every middleware result carries: a replayed create answers without calling `next`.
-import { middlewareMarker } from "@trpc/server/unstable-core-do-not-import";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import type { Context } from "./context";
 import { describeError, toTRPCError } from "./describe-error";
@@ -59,13 +57,22 @@ async function withMappedErrors<R extends { ok: boolean }>(run: () => Promise<R>
   try {
     result = await run();
   } catch (cause) {
-    const failure = { ok: false, error: toTRPCError(getTRPCErrorFromUnknown(cause)) };
-    return { ...failure, marker: middlewareMarker } as unknown as R;
+    // tRPC turns what a middleware throws into a failed result carrying this very error.
+    throw toTRPCError(getTRPCErrorFromUnknown(cause));
   }
   if (result.ok) return result;
   const failed = result as unknown as { error: TRPCError };
   const error = toTRPCError(failed.error);
   return error === failed.error ? result : { ...result, error };
+}
+
+/**
+ * A success no procedure ran: a create's stored answer, replayed. tRPC makes middleware results
+ * only in `next()` and exports no way to make one; of a result it reads `ok` and `data` (`marker`
+ * is a brand for the type checker alone), so this is cast to the type `next()` returns.
+ */
+function replayed<R>(data: unknown): R {
+  return { ok: true, data } as R;
 }
 
 // Each procedure's checks are one middleware, not one each: every level of tRPC's chain copies
@@ -100,7 +107,7 @@ export const authedProcedure = t.procedure.use(({ ctx, meta, path, getRawInput, 
       successStatus: meta.successStatus,
       getRawInput,
       next: () => next({ ctx: { user } }),
-      replay: (data) => ({ ok: true as const, data, marker: middlewareMarker }),
+      replay: (data) => replayed(data),
     });
   }),
 );

@@ -2,7 +2,6 @@ export * from "./docker";
 export { errorMessage } from "./error-message";
 export * from "./health";
 export { KeyedLock } from "./keyed-lock";
-export { type Logger, silentLogger } from "./logger";
 export {
   type BwrapSupport,
   type DetectBwrapOptions,

@@ -2,7 +2,7 @@
  * Runs tasks for the same key one after another while different keys proceed in parallel. Pause,
  * resume and delete of one sandbox must not interleave (two concurrent resumes of an exited
  * sandbox would launch two agent servers). A task that fails does not block the next one.
- * The one implementation: the process runtime and the core's lifecycle verbs both use it.
+ * One implementation, here: the process runtime and the core's sandbox locks import it.
  */
 export class KeyedLock {
   private readonly tails = new Map<string, Promise<void>>();

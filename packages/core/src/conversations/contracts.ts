@@ -1,6 +1,6 @@
+import { ExecutionStatus, SendMessageRequest } from "@sandbox-server/agent-contracts";
 import type { ConversationRow, SandboxRow } from "@sandbox-server/db";
 import { z } from "zod";
-import { ExecutionStatus, SendMessageRequest } from "../agent-contracts";
 import { SandboxStatus, sandboxStatuses } from "../sandboxes/contracts";
 import { Timestamp } from "../shared/contracts";
 import { iso } from "../shared/time";

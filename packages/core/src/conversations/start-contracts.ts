@@ -1,6 +1,6 @@
+import { AgentSpec, SendMessageRequest } from "@sandbox-server/agent-contracts";
 import type { StartTaskRow } from "@sandbox-server/db";
 import { z } from "zod";
-import { AgentSpec, SendMessageRequest } from "../agent-contracts";
 import { Labels, pageInput, pageOf, Timestamp } from "../shared/contracts";
 import { QueryDateTime } from "../shared/query-time";
 import { iso } from "../shared/time";

@@ -1,5 +1,5 @@
+import { ExecutionStatus } from "@sandbox-server/agent-contracts";
 import { z } from "zod";
-import { ExecutionStatus } from "../agent-contracts";
 import { waitTimeoutField } from "../shared/wait-until";
 import { GetConversationInput } from "./contracts";
 

@@ -1,6 +1,6 @@
+import { EventSortOrder } from "@sandbox-server/agent-contracts";
 import type { ConversationEventRow } from "@sandbox-server/db";
 import { z } from "zod";
-import { EventSortOrder } from "../agent-contracts";
 import { ConversationId } from "../conversations/contracts";
 import { pageInput, pageOf, Timestamp } from "../shared/contracts";
 import { QueryDateTime } from "../shared/query-time";

@@ -1,6 +1,6 @@
 import type { ConversationEventRow, ConversationRow, SandboxRow } from "@sandbox-server/db";
+import { errorMessage } from "@sandbox-server/runtime/error-message";
 import WebSocket from "ws";
-import { errorMessage } from "../sandboxes/service/status";
 import { backoffDelay } from "../shared/backoff";
 import type { IncomingEvent } from "./contracts";
 import { recorderFor } from "./event-recorder";

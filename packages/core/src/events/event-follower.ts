@@ -1,6 +1,6 @@
 import type { ConversationRow, SandboxRow } from "@sandbox-server/db";
+import { errorMessage } from "@sandbox-server/runtime/error-message";
 import type { CoreDeps, SandboxStatusChange } from "../deps";
-import { errorMessage } from "../sandboxes/service/status";
 import { type FollowerHost, type FollowHandle, InProcessFollowers } from "./ingest/in-process";
 
 /**

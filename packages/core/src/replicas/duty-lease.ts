@@ -1,6 +1,6 @@
 import type { LeaseRepository } from "@sandbox-server/db";
+import { errorMessage } from "@sandbox-server/runtime/error-message";
 import type { Logger } from "../logger";
-import { errorMessage } from "../sandboxes/service/status";
 
 /** The lease whose holder runs the background duties (followers, webhooks, supervisor, pool). */
 export const DUTIES_LEASE = "duties";

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { LeaseRepository } from "@sandbox-server/db";
-import { KeyedLock } from "../shared/keyed-lock";
+import { KeyedLock } from "@sandbox-server/runtime";
 
 export interface SandboxLocksOptions {
   /** Set over a shared store: the lock is also a lease (`sandbox:<id>`), held across replicas. */

@@ -1,11 +1,12 @@
 import type { SandboxRow } from "@sandbox-server/db";
 import type { RuntimeSandbox } from "@sandbox-server/runtime";
+import { errorMessage } from "@sandbox-server/runtime/error-message";
 import type { CoreDeps } from "../deps";
 import { removeSandbox } from "./service/delete-sandbox";
 import { pauseRunning } from "./service/pause-sandbox";
 import { relaunchSandbox } from "./service/relaunch-sandbox";
 import { markRunning } from "./service/start-sandbox";
-import { errorMessage, updateSandbox } from "./service/status";
+import { updateSandbox } from "./service/status";
 import { POOL_OWNER_ID, poolState } from "./warm-pool/pool-state";
 import { refillWarmPool } from "./warm-pool/refill";
 

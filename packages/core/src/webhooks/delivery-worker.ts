@@ -1,7 +1,7 @@
 import type { DueDelivery } from "@sandbox-server/db";
+import { errorMessage } from "@sandbox-server/runtime/error-message";
 import { Agent } from "undici";
 import type { CoreDeps } from "../deps";
-import { errorMessage } from "../sandboxes/service/status";
 import { FairShare } from "./delivery/fair-share";
 import { postDelivery } from "./delivery/post-delivery";
 import { recordOutcome } from "./delivery/record-outcome";

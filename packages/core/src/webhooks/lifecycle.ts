@@ -1,6 +1,6 @@
 import type { SandboxRow } from "@sandbox-server/db";
+import { errorMessage } from "@sandbox-server/runtime/error-message";
 import type { CoreDeps, SandboxStatusChange } from "../deps";
-import { errorMessage } from "../sandboxes/service/status";
 import { newId } from "../shared/ids";
 import { iso } from "../shared/time";
 import { queueDeliveries } from "./service/queue-deliveries";

@@ -1,11 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { ConversationRow, SandboxRow, StartTaskRow } from "@sandbox-server/db";
+import { errorMessage } from "@sandbox-server/runtime/error-message";
 import { agentErrorDetail } from "../../agent-client";
 import type { CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import { removeSandbox } from "../../sandboxes/service/delete-sandbox";
 import { startSandbox } from "../../sandboxes/service/start-sandbox";
-import { errorMessage, findOwnedSandbox, waitWhileStarting } from "../../sandboxes/service/status";
+import { findOwnedSandbox, waitWhileStarting } from "../../sandboxes/service/status";
 import type { CreateConversationInput } from "../start-contracts";
 import { findOwnedConversation } from "./find-conversation";
 import { failStartTask, moveStartTask, openStartTask, type StartTaskListener } from "./start-tasks";

@@ -1,7 +1,7 @@
 import type { ConversationRow, SandboxRow } from "@sandbox-server/db";
+import { errorMessage } from "@sandbox-server/runtime/error-message";
 import type { CoreDeps } from "../../deps";
 import { deleteSandbox } from "../../sandboxes/service/delete-sandbox";
-import { errorMessage } from "../../sandboxes/service/status";
 import { findOwnedConversation } from "./find-conversation";
 
 /**

@@ -1,5 +1,5 @@
+import { ConversationInfo } from "@sandbox-server/agent-contracts";
 import type { ConversationRow, SandboxRow } from "@sandbox-server/db";
-import { ConversationInfo } from "../../agent-contracts";
 import type { CoreDeps } from "../../deps";
 
 /** At most this many of the caller's RUNNING sandboxes are asked about one unknown id. */

@@ -1,8 +1,8 @@
 import type { MessagePort } from "node:worker_threads";
 import type { Store } from "@sandbox-server/db";
+import { errorMessage } from "@sandbox-server/runtime/error-message";
 import { createEvents } from "../../deps";
 import type { Logger } from "../../logger";
-import { errorMessage } from "../../sandboxes/service/status";
 import type { IngestConfig, IngestDeps } from "../ingest-deps";
 import { type FollowHandle, InProcessFollowers } from "./in-process";
 import type { FromWorker, LogLevel, StoredNotice, ToWorker } from "./protocol";

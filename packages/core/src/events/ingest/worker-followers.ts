@@ -1,8 +1,8 @@
 import { once } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Worker } from "node:worker_threads";
+import { errorMessage } from "@sandbox-server/runtime/error-message";
 import type { CoreDeps } from "../../deps";
-import { errorMessage } from "../../sandboxes/service/status";
 import { type FollowerHost, type FollowHandle, InProcessFollowers } from "./in-process";
 import type { FromWorker, StoredNotice, ToWorker } from "./protocol";
 

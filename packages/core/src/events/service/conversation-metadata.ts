@@ -1,5 +1,5 @@
+import { ExecutionStatus } from "@sandbox-server/agent-contracts";
 import type { ConversationPatch, ConversationRow, EventActivity } from "@sandbox-server/db";
-import { ExecutionStatus } from "../../agent-contracts";
 import type { IncomingEvent } from "../contracts";
 
 const TITLE_LENGTH = 80;

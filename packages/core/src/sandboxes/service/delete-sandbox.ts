@@ -1,8 +1,9 @@
 import type { SandboxRow } from "@sandbox-server/db";
+import { errorMessage } from "@sandbox-server/runtime/error-message";
 import type { CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import { drainTimeoutMs } from "./pause-sandbox";
-import { errorMessage, findOwnedSandbox, illegalMove, updateSandbox } from "./status";
+import { findOwnedSandbox, illegalMove, updateSandbox } from "./status";
 
 const DELETABLE = new Set(["RUNNING", "PAUSED", "ERROR"]);
 

@@ -1,7 +1,8 @@
 import type { SandboxRow } from "@sandbox-server/db";
+import { errorMessage } from "@sandbox-server/runtime/error-message";
 import type { CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
-import { errorMessage, findOwnedSandbox, illegalMove, updateSandbox } from "./status";
+import { findOwnedSandbox, illegalMove, updateSandbox } from "./status";
 
 /** RUNNING → PAUSED; pausing a PAUSED sandbox succeeds as is. */
 export async function pauseSandbox(

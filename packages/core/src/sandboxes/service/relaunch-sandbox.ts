@@ -1,8 +1,9 @@
 import type { SandboxRow } from "@sandbox-server/db";
+import { errorMessage } from "@sandbox-server/runtime/error-message";
 import type { CoreDeps } from "../../deps";
 import { resolveSpec } from "../../sandbox-specs/resolve-spec";
 import { launchOptions, markRunning } from "./start-sandbox";
-import { errorMessage, updateSandbox } from "./status";
+import { updateSandbox } from "./status";
 
 /**
  * Brings back a sandbox whose create (or resume) was acknowledged but which does not run after a

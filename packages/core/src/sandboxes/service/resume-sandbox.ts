@@ -1,8 +1,9 @@
 import type { SandboxRow } from "@sandbox-server/db";
+import { errorMessage } from "@sandbox-server/runtime/error-message";
 import type { CoreDeps } from "../../deps";
 import { evictWarmSandboxAtLimit } from "../warm-pool/evict";
 import { assertCapacity, markRunning } from "./start-sandbox";
-import { errorMessage, findOwnedSandbox, illegalMove, updateSandbox } from "./status";
+import { findOwnedSandbox, illegalMove, updateSandbox } from "./status";
 
 /**
  * PAUSED or ERROR → STARTING → RUNNING once the agent server answers again; resuming a RUNNING

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Repositories, SandboxRow, SandboxSpecRow } from "@sandbox-server/db";
 import type { StartSandboxOptions } from "@sandbox-server/runtime";
+import { errorMessage } from "@sandbox-server/runtime/error-message";
 import type { CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import { resolveSpec } from "../../sandbox-specs/resolve-spec";
@@ -9,7 +10,7 @@ import type { StartSandboxInput } from "../contracts";
 import { claimWarmSandbox } from "../warm-pool/claim";
 import { evictWarmSandboxAtLimit } from "../warm-pool/evict";
 import { refillWarmPoolSoon } from "../warm-pool/pool-state";
-import { errorMessage, updateSandbox } from "./status";
+import { updateSandbox } from "./status";
 
 const ACTIVE = ["STARTING", "RUNNING"];
 

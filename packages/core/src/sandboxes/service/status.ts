@@ -3,9 +3,6 @@ import type { CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import type { SandboxStatus } from "../contracts";
 
-// The subpath: what only needs this (the ingest worker) does not load the runtimes.
-export { errorMessage } from "@sandbox-server/runtime/error-message";
-
 type SandboxMove = SandboxPatch & { status?: SandboxStatus };
 
 /**

@@ -1,7 +1,8 @@
 import type { SandboxRow, SandboxSpecRow } from "@sandbox-server/db";
+import { errorMessage } from "@sandbox-server/runtime/error-message";
 import type { CoreDeps } from "../../deps";
 import type { StartSandboxInput } from "../contracts";
-import { errorMessage, updateSandbox } from "../service/status";
+import { updateSandbox } from "../service/status";
 import { isPoolMember, newSessionKey, POOL_OWNER_ID, poolState } from "./pool-state";
 
 /** How long a claim waits for the pool sandbox's agent server to take the new key. */

@@ -1,7 +1,8 @@
 import type { SandboxRow } from "@sandbox-server/db";
+import { errorMessage } from "@sandbox-server/runtime/error-message";
 import type { CoreDeps } from "../../deps";
 import { removeSandbox } from "../service/delete-sandbox";
-import { errorMessage, updateSandbox } from "../service/status";
+import { updateSandbox } from "../service/status";
 import { isPoolMember, POOL_OWNER_ID, poolState } from "./pool-state";
 
 const ACTIVE = ["STARTING", "RUNNING"];

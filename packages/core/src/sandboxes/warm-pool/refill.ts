@@ -1,10 +1,10 @@
 import type { SandboxRow } from "@sandbox-server/db";
+import { errorMessage } from "@sandbox-server/runtime/error-message";
 import type { CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import { resolveSpec } from "../../sandbox-specs/resolve-spec";
 import { perCore } from "../../shared/per-core";
 import { createSandbox } from "../service/start-sandbox";
-import { errorMessage } from "../service/status";
 import { retireWarmSandbox } from "./evict";
 import { isPoolMember, POOL_OWNER_ID, poolState } from "./pool-state";
 
