@@ -6,7 +6,7 @@
 # container, the data volume, and — should a step fail — the sandbox containers, the sandbox
 # network and its host firewall rules. Exits non-zero on the first failed step.
 #
-# Needs: sandbox-server/server:latest (scripts/build-server-image.sh) and the sandbox image
+# Needs: sandbox-server/server:latest (tooling/image/build-server-image.sh) and the sandbox image
 # sandbox-server/agent-server:latest (npm run image), a local Docker daemon (unix socket).
 #
 # Environment (all optional):
@@ -183,7 +183,7 @@ docker_socket() {
 main() {
   command -v docker >/dev/null 2>&1 || fail "docker CLI not found"
   docker info >/dev/null 2>&1 || fail "no Docker daemon answers"
-  image_exists "$IMAGE" || fail "$IMAGE is missing: run scripts/build-server-image.sh"
+  image_exists "$IMAGE" || fail "$IMAGE is missing: run tooling/image/build-server-image.sh"
   image_exists "$SANDBOX_IMAGE" || fail "$SANDBOX_IMAGE is missing: run npm run image"
   # Process-runtime sandboxes in this image start from the agent-server bundle's code cache.
   local cache

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 log() { printf '[test-readme] %s\n' "$*" >&2; }
 
 command -v jq >/dev/null 2>&1 || {
-  log "jq is missing: bash scripts/install-deps.sh installs it"
+  log "jq is missing: bash tooling/ci/install-deps.sh installs it"
   exit 1
 }
 

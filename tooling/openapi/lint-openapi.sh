@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Lints the OpenAPI document the control plane serves (/api/v1/openapi.json), built offline from
-# the procedures (scripts/openapi-document.ts), with Spectral (.spectral.yaml: spectral:oas) and
+# the procedures (tooling/openapi/openapi-document.ts), with Spectral (.spectral.yaml: spectral:oas) and
 # Redocly (redocly.yaml: recommended). Fails on any error or warning of either.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 # No telemetry or update checks: CI reaches only the package registries.
 export REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true
@@ -14,7 +14,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 doc="$tmp/openapi.json"
 
-npx --no-install tsx scripts/openapi-document.ts "$doc"
+npx --no-install tsx tooling/openapi/openapi-document.ts "$doc"
 log "document: $(wc -c <"$doc") bytes"
 
 status=0

@@ -12,8 +12,9 @@ DH_BRIDGE="sbxh-br0"
 # the namespaces (no forwarding, no NAT is set up).
 DH_SUBNET_PREFIX="${DOCKER_HOSTS_SUBNET_PREFIX:-10.213.0}"
 DH_GATEWAY="$DH_SUBNET_PREFIX.1"
-# Keep equal to DEFAULT_SANDBOX_IMAGE (packages/runtime/src/docker/options.ts) without its tag.
-DH_IMAGE_REPO="${IMAGE_REPO:-sandbox-server/agent-server}"
+# shellcheck source=tooling/image/sandbox-image.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../image/sandbox-image.sh"
+DH_IMAGE_REPO="${IMAGE_REPO:-$SANDBOX_IMAGE_REPO}"
 
 dh_log() { printf '[docker-hosts] %s\n' "$*" >&2; }
 dh_die() { dh_log "error: $*"; exit 1; }

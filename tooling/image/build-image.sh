@@ -12,14 +12,15 @@
 #   FORCE_BUILD=1  rebuild even when an image with the same content hash exists
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 AGENT_DIR="$ROOT/apps/agent-server"
 DOCKERFILE="$AGENT_DIR/Dockerfile"
 BUNDLE="$AGENT_DIR/dist/agent-server.js"
 BASE_IMAGE="${BASE_IMAGE:-node:20-bookworm-slim}"
 LOCAL_BASE="sandbox-server/base:bookworm-node20"
-# Keep equal to DEFAULT_SANDBOX_IMAGE (packages/runtime/src/docker/options.ts) without its tag.
-IMAGE_REPO="${IMAGE_REPO:-sandbox-server/agent-server}"
+# shellcheck source=tooling/image/sandbox-image.sh
+. "$ROOT/tooling/image/sandbox-image.sh"
+IMAGE_REPO="${IMAGE_REPO:-$SANDBOX_IMAGE_REPO}"
 PULL_TIMEOUT="${PULL_TIMEOUT:-20}"
 
 log() { printf '[build-image] %s\n' "$*" >&2; }
@@ -56,8 +57,8 @@ detect_debian_mirror() {
 
 ensure_daemon() {
   if ! docker info >/dev/null 2>&1; then
-    log "no Docker daemon answers; running scripts/docker-up.sh"
-    bash "$ROOT/scripts/docker-up.sh"
+    log "no Docker daemon answers; running tooling/docker/docker-up.sh"
+    bash "$ROOT/tooling/docker/docker-up.sh"
   fi
 }
 
@@ -138,7 +139,7 @@ resolve_base() {
 }
 
 main() {
-  command -v docker >/dev/null 2>&1 || die "docker CLI not found; run scripts/docker-up.sh first"
+  command -v docker >/dev/null 2>&1 || die "docker CLI not found; run tooling/docker/docker-up.sh first"
   # Two builds at once (a test run and `npm run image`) would bootstrap and build twice.
   exec 9>"${TMPDIR:-/tmp}/sandbox-server-build-image.lock"
   if ! flock -n 9; then
@@ -202,7 +203,7 @@ main() {
 
 main "$@"
 # Several Docker hosts (DOCKER_HOSTS, as the control plane reads it): every host gets the image,
-# without a registry (scripts/load-image-to-hosts.sh skips a host that already has it).
+# without a registry (tooling/docker/load-image-to-hosts.sh skips a host that already has it).
 if [ -n "${DOCKER_HOSTS:-}" ]; then
-  bash "$(dirname "${BASH_SOURCE[0]}")/load-image-to-hosts.sh" >&2
+  bash "$ROOT/tooling/docker/load-image-to-hosts.sh" >&2
 fi

@@ -5,8 +5,8 @@
 # authentication, one database. Prints the cluster's variables as KEY=VALUE lines and writes them
 # to DIR/env (and to the file given with --env-file):
 #   TEST_DATABASE_URL=postgres://postgres:<password>@127.0.0.1:<port>/sandbox_test
-#   PG_TEST_DIR=<dir>            (scripts/postgres-ctl.sh <dir> stop|start|down)
-# Usage: scripts/postgres-up.sh [--env-file FILE]
+#   PG_TEST_DIR=<dir>            (tooling/postgres/postgres-ctl.sh <dir> stop|start|down)
+# Usage: tooling/postgres/postgres-up.sh [--env-file FILE]
 set -euo pipefail
 
 log() { printf '[postgres-up] %s\n' "$*" >&2; }
@@ -20,7 +20,7 @@ while [ $# -gt 0 ]; do
 done
 
 here="$(cd "$(dirname "$0")" && pwd)"
-# shellcheck source=scripts/postgres-lib.sh
+# shellcheck source=tooling/postgres/postgres-lib.sh
 . "$here/postgres-lib.sh"
 
 bindir="$(pg_bindir || true)"
@@ -73,5 +73,5 @@ PGCONNECT_TIMEOUT=10 "$bindir/psql" -q -v ON_ERROR_STOP=1 "$admin_url" \
   echo "PG_TEST_DIR=$dir"
 } >"$dir/env"
 [ -n "$env_file" ] && cp "$dir/env" "$env_file"
-log "PostgreSQL $("$bindir/postgres" --version | awk '{print $3}') on 127.0.0.1:$port (data in $dir; stop with scripts/postgres-ctl.sh $dir down)"
+log "PostgreSQL $("$bindir/postgres" --version | awk '{print $3}') on 127.0.0.1:$port (data in $dir; stop with tooling/postgres/postgres-ctl.sh $dir down)"
 cat "$dir/env"

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# Controls a cluster started by scripts/postgres-up.sh:
-#   scripts/postgres-ctl.sh DIR stop    fast shutdown (connections are cut), data kept
-#   scripts/postgres-ctl.sh DIR start   starts it again on the same port
-#   scripts/postgres-ctl.sh DIR down    stops it if running and removes DIR
+# Controls a cluster started by tooling/postgres/postgres-up.sh:
+#   tooling/postgres/postgres-ctl.sh DIR stop    fast shutdown (connections are cut), data kept
+#   tooling/postgres/postgres-ctl.sh DIR start   starts it again on the same port
+#   tooling/postgres/postgres-ctl.sh DIR down    stops it if running and removes DIR
 set -euo pipefail
 
 dir="${1:?usage: postgres-ctl.sh DIR stop|start|down}"
 action="${2:?usage: postgres-ctl.sh DIR stop|start|down}"
 here="$(cd "$(dirname "$0")" && pwd)"
-# shellcheck source=scripts/postgres-lib.sh
+# shellcheck source=tooling/postgres/postgres-lib.sh
 . "$here/postgres-lib.sh"
 
 case "$dir" in

@@ -1,13 +1,19 @@
 // `npm start`: runs the built control plane. With Docker answering (and SANDBOX_RUNTIME not
 // "process"), the sandbox image is built first when missing, so the docker runtime can use it.
 import { spawn, spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
+const root = fileURLToPath(new URL("../..", import.meta.url));
 const runtime = process.env.SANDBOX_RUNTIME ?? "auto";
-// Plain Node cannot import the TypeScript constant: keep equal to DEFAULT_SANDBOX_IMAGE
-// (packages/runtime/src/docker/options.ts).
-const image = process.env.SANDBOX_IMAGE ?? "sandbox-server/agent-server:latest";
+// The file DEFAULT_SANDBOX_IMAGE is made from (plain Node cannot import the TypeScript constant).
+const sandboxImage = JSON.parse(
+  readFileSync(
+    new URL("../../packages/runtime/src/docker/sandbox-image.json", import.meta.url),
+    "utf8",
+  ),
+);
+const image = process.env.SANDBOX_IMAGE ?? `${sandboxImage.repository}:${sandboxImage.tag}`;
 
 function dockerAnswers() {
   const info = spawnSync("docker", ["info", "--format", "{{.ServerVersion}}"], {
@@ -21,7 +27,10 @@ if (runtime !== "process" && dockerAnswers()) {
   const inspect = spawnSync("docker", ["image", "inspect", image], { stdio: "ignore" });
   if (inspect.status !== 0) {
     console.log(`Building the sandbox image ${image} (first start only)...`);
-    const built = spawnSync("bash", ["scripts/build-image.sh"], { cwd: root, stdio: "inherit" });
+    const built = spawnSync("bash", ["tooling/image/build-image.sh"], {
+      cwd: root,
+      stdio: "inherit",
+    });
     if (built.status !== 0) {
       console.error(
         "Building the sandbox image failed; starting anyway (set SANDBOX_RUNTIME=process to skip Docker).",

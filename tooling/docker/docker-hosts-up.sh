@@ -2,7 +2,7 @@
 # Starts N extra Docker hosts on this machine for multi-host tests (default 2): each a dockerd in
 # a network namespace of its own, reached over a bridge from the root namespace, with the
 # agent-server image loaded from the default daemon. Idempotent: what exists and answers is kept;
-# a host that was killed (scripts/kill-docker-host.sh) is started again over its old data, which
+# a host that was killed (tooling/docker/kill-docker-host.sh) is started again over its old data, which
 # is how a test brings a dead host back. Needs root. The default daemon is only read from
 # (`docker save`); it is never restarted or reconfigured.
 #
@@ -10,11 +10,11 @@
 # /tmp/sandbox-server-docker-hosts/env) as `DOCKER_HOSTS=...` and prints the value on stdout:
 #   h1=tcp://10.213.0.11:2375@10.213.0.11,h2=tcp://10.213.0.12:2375@10.213.0.12
 # Each host also answers on a unix socket, /run/sandbox-server-docker-hosts/hN/docker.sock.
-# Take everything down again with scripts/docker-hosts-down.sh.
+# Take everything down again with tooling/docker/docker-hosts-down.sh.
 set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 # shellcheck source=docker-hosts-lib.sh
-. "$ROOT/scripts/docker-hosts-lib.sh"
+. "$ROOT/tooling/docker/docker-hosts-lib.sh"
 
 COUNT="${1:-2}"
 WAIT_SECONDS="${DOCKER_HOSTS_WAIT_SECONDS:-60}"
@@ -26,7 +26,7 @@ esac
 for tool in ip unshare nsenter dockerd docker; do
   command -v "$tool" >/dev/null 2>&1 || dh_die "$tool is not installed"
 done
-docker info >/dev/null 2>&1 || dh_die "the default Docker daemon does not answer (scripts/docker-up.sh); its image is loaded into the hosts"
+docker info >/dev/null 2>&1 || dh_die "the default Docker daemon does not answer (tooling/docker/docker-up.sh); its image is loaded into the hosts"
 
 VERSION="$(node -p "require('$ROOT/apps/agent-server/package.json').version")"
 IMAGES=("$DH_IMAGE_REPO:$VERSION" "$DH_IMAGE_REPO:latest")

@@ -4,13 +4,13 @@
 // same glibc as the image's base) and needs no registry. Install-time helpers, tests, docs,
 // source maps and native build leftovers stay behind.
 //
-// Usage: node scripts/stage-server-modules.mjs <dest>
+// Usage: node tooling/image/stage-server-modules.mjs <dest>
 import { cpSync, existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { bundleOptions } from "../apps/server/bundle.mjs";
+import { bundleOptions } from "../../apps/server/bundle.mjs";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
+const root = fileURLToPath(new URL("../..", import.meta.url));
 const serverDir = path.join(root, "apps/server");
 
 // The bundle's externals (apps/server/bundle.mjs), but pg's optional native binding: never installed.
@@ -35,7 +35,7 @@ const DROPPED_TOP_DIRS = new Set([
 function main() {
   const dest = process.argv[2];
   if (!dest) {
-    console.error("usage: node scripts/stage-server-modules.mjs <dest>");
+    console.error("usage: node tooling/image/stage-server-modules.mjs <dest>");
     process.exit(2);
   }
   const packages = collectPackages();

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Stops the Docker hosts of scripts/docker-hosts-up.sh and removes what that script made: their
+# Stops the Docker hosts of tooling/docker/docker-hosts-up.sh and removes what that script made: their
 # processes (dockerd by its pidfile, then whatever is left in the host's network namespace and
 # cgroups), data, network namespaces, veth pairs and the bridge. Touches nothing else; the default
 # Docker daemon keeps running. Idempotent.
 set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 # shellcheck source=docker-hosts-lib.sh
-. "$ROOT/scripts/docker-hosts-lib.sh"
+. "$ROOT/tooling/docker/docker-hosts-lib.sh"
 
 [ "$(id -u)" -eq 0 ] || dh_die "needs root"
 

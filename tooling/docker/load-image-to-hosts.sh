@@ -4,10 +4,10 @@
 # so that no host needs a registry. A host that already has the same image id is skipped.
 # TLS as the Docker CLI reads it (DOCKER_TLS_VERIFY, DOCKER_CERT_PATH), with DOCKER_CERT_PATH/<name>/
 # when that directory exists, as the control plane does.
-# Usage: DOCKER_HOSTS=... bash scripts/load-image-to-hosts.sh [image ...]
+# Usage: DOCKER_HOSTS=... bash tooling/docker/load-image-to-hosts.sh [image ...]
 #   (default: sandbox-server/agent-server:<version> and :latest)
 set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
 log() { printf '[load-image] %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -16,8 +16,9 @@ die() { log "error: $*"; exit 1; }
 if [ "$#" -gt 0 ]; then
   images=("$@")
 else
-  # Keep equal to DEFAULT_SANDBOX_IMAGE (packages/runtime/src/docker/options.ts) without its tag.
-  repo="${IMAGE_REPO:-sandbox-server/agent-server}"
+  # shellcheck source=tooling/image/sandbox-image.sh
+  . "$ROOT/tooling/image/sandbox-image.sh"
+  repo="${IMAGE_REPO:-$SANDBOX_IMAGE_REPO}"
   version="$(node -p "require('$ROOT/apps/agent-server/package.json').version")"
   images=("$repo:$version" "$repo:latest")
 fi

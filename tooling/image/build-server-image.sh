@@ -7,14 +7,14 @@
 #
 # Environment (all optional):
 #   BASE_IMAGE     base for the Dockerfile (default sandbox-server/base:bookworm-node20, the one
-#                  scripts/build-image.sh bootstraps; node:20-bookworm-slim works where present)
+#                  tooling/image/build-image.sh bootstraps; node:20-bookworm-slim works where present)
 #   IMAGE_REPO     repository of the result (default sandbox-server/server)
 #   REBUILD_BUNDLES=1  rebuild the server and agent-server bundles even when they exist
 #   FORCE_BUILD=1  rebuild the image even when one with the same content hash exists
 #   NO_DEBS=1      do not stage iptables/bubblewrap (.deb files from the host's apt)
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 SERVER_DIR="$ROOT/apps/server"
 AGENT_DIR="$ROOT/apps/agent-server"
 DOCKERFILE="$SERVER_DIR/Dockerfile"
@@ -60,8 +60,8 @@ resolve_base() {
     echo "$BASE_IMAGE"
     return
   fi
-  log "$BASE_IMAGE is not present; running scripts/build-image.sh (it bootstraps the base)..."
-  bash "$ROOT/scripts/build-image.sh" >/dev/null || die "scripts/build-image.sh failed"
+  log "$BASE_IMAGE is not present; running tooling/image/build-image.sh (it bootstraps the base)..."
+  bash "$ROOT/tooling/image/build-image.sh" >/dev/null || die "tooling/image/build-image.sh failed"
   local candidate
   for candidate in "$BASE_IMAGE" "$LOCAL_BASE" node:20-bookworm-slim; do
     if image_exists "$candidate"; then
@@ -143,7 +143,7 @@ stage_context() {
   # nothing else is needed of it).
   echo '{"type":"module"}' >"$context/app/apps/server/package.json"
   echo '{"type":"commonjs"}' >"$context/app/apps/agent-server/package.json"
-  node "$ROOT/scripts/stage-server-modules.mjs" "$context/app"
+  node "$ROOT/tooling/image/stage-server-modules.mjs" "$context/app"
   stage_debs "$base" "$context/debs"
 }
 
@@ -157,8 +157,8 @@ content_hash() {
 }
 
 main() {
-  command -v docker >/dev/null 2>&1 || die "docker CLI not found; run scripts/docker-up.sh first"
-  docker info >/dev/null 2>&1 || die "no Docker daemon answers; run scripts/docker-up.sh first"
+  command -v docker >/dev/null 2>&1 || die "docker CLI not found; run tooling/docker/docker-up.sh first"
+  docker info >/dev/null 2>&1 || die "no Docker daemon answers; run tooling/docker/docker-up.sh first"
   exec 9>"${TMPDIR:-/tmp}/sandbox-server-build-server-image.lock"
   if ! flock -n 9; then
     log "another build is running; waiting for it..."
