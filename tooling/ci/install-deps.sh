@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the system packages the test suites use, from Debian's archive: bubblewrap (process
 # sandboxes run under it; its isolation tests fail without it when CI=true) and jq (the README's
-# walkthrough, run by scripts/test-readme.sh) and iproute2 (tooling/docker/docker-hosts-up.sh). Idempotent; needs root
+# walkthrough, run by tooling/e2e) and iproute2 (tooling/docker/docker-hosts-up.sh). Idempotent; needs root
 # on a machine that lacks them.
 set -euo pipefail
 
