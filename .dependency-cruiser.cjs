@@ -1,7 +1,7 @@
 // Which package may import which, and a few borders inside the core (`npm run lint:deps`, part of
 // `npm run lint` and so of `npm test`). The direction: apps → core → db / runtime /
 // agent-contracts / egress; the agent server, the client and the command line stand apart.
-// bench/ and scripts/ are tooling: they may use any package. What a file loads at run time (type
+// bench/ and tooling/ are tooling: they may use any package. What a file loads at run time (type
 // imports left out) is checked by .dependency-cruiser.loads.cjs.
 
 const coreDomains = "sandboxes|conversations|events|webhooks|users|settings|sandbox-specs";
@@ -117,7 +117,7 @@ module.exports = {
     },
   ],
   options: {
-    includeOnly: "^(apps|packages|bench|scripts)/|^@sandbox-server/",
+    includeOnly: "^(apps|packages|bench|tooling)/|^@sandbox-server/",
     exclude: { path: "(^|/)(dist|node_modules)/" },
     doNotFollow: { path: "node_modules" },
     // Type-only imports count: they tie packages at build time (the client's router types).

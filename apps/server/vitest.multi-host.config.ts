@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config";
 
 /**
  * The multi-host suite (`npm run test:multi-host`): sandboxes over the Docker hosts of
- * scripts/docker-hosts-up.sh, one of them cut off and killed mid-run. Needs root and those hosts;
+ * tooling/docker/docker-hosts-up.sh, one of them cut off and killed mid-run. Needs root and those hosts;
  * not part of `npm test`.
  */
 export default defineConfig({

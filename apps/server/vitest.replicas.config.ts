@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config";
 
 /**
  * The replica suite (`npm run test:replicas`): two control-plane processes on one PostgreSQL
- * (TEST_DATABASE_URL, or with CI=true a throwaway cluster of scripts/postgres-up.sh) and the
+ * (TEST_DATABASE_URL, or with CI=true a throwaway cluster of tooling/postgres/postgres-up.sh) and the
  * default Docker daemon. Not part of `npm test`.
  */
 export default defineConfig({

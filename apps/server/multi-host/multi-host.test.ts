@@ -1,8 +1,8 @@
 /**
- * Sandboxes over several Docker hosts, on real daemons: the hosts of scripts/docker-hosts-up.sh
+ * Sandboxes over several Docker hosts, on real daemons: the hosts of tooling/docker/docker-hosts-up.sh
  * (h1, h2: each a dockerd in a network namespace of its own, reached over tcp). A host is cut off
  * (its link taken down: daemon and containers keep running) and killed (dockerd, containerd,
- * shims, proxies and containers: scripts/kill-docker-host.sh) while the control plane runs.
+ * shims, proxies and containers: tooling/docker/kill-docker-host.sh) while the control plane runs.
  * Needs root. Without the hosts the suite is skipped, except with CI=true, where it fails.
  */
 import { execFileSync } from "node:child_process";
@@ -37,7 +37,7 @@ function readDockerHosts(): string | undefined {
 const dockerHosts = readDockerHosts();
 if (dockerHosts === undefined && process.env.CI === "true") {
   throw new Error(
-    `no Docker hosts: run scripts/docker-hosts-up.sh 2 first (it writes ${ENV_FILE}) or set DOCKER_HOSTS`,
+    `no Docker hosts: run tooling/docker/docker-hosts-up.sh 2 first (it writes ${ENV_FILE}) or set DOCKER_HOSTS`,
   );
 }
 const hosts = dockerHosts ? parseDockerHosts(dockerHosts) : [];
@@ -52,11 +52,11 @@ const dockerOn = (name: string, args: string[]) =>
     timeout: 60_000,
   }).trim();
 const script = (name: string, ...args: string[]) =>
-  execFileSync("bash", [path.join(ROOT, "scripts", name), ...args], {
+  execFileSync("bash", [path.join(ROOT, "tooling", "docker", name), ...args], {
     stdio: ["ignore", "ignore", "inherit"],
     timeout: 180_000,
   });
-/** The veth end on the machine's bridge (scripts/docker-hosts-up.sh): down cuts the host off. */
+/** The veth end on the machine's bridge (tooling/docker/docker-hosts-up.sh): down cuts the host off. */
 const setLink = (name: string, state: "up" | "down") =>
   execFileSync("ip", ["link", "set", `sbxh-${name}`, state]);
 

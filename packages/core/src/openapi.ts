@@ -152,6 +152,8 @@ export function createOpenApiDocument(
     ];
   }
   doc.info.license = { name: "MIT", identifier: "MIT" };
+  // Who answers for the API: the project, named; no address or homepage is invented for it.
+  doc.info.contact = { name: "Sandbox Server maintainers" };
   const successByOperation = new Map<string, number>();
   const bodyQueryByOperation = new Map<string, string[]>();
   for (const meta of procedureMetas().values()) {

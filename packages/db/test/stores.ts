@@ -13,6 +13,8 @@ import { createSqliteStore } from "../src/sqlite/sqlite-store";
 export interface OpenOptions {
   secretBox?: SecretBox;
   busyRetryMs?: number;
+  /** The leases' clock (epoch ms). */
+  now?: () => number;
 }
 
 /** A fresh, empty, migrated store, and a way to look at what it wrote. */
@@ -47,6 +49,7 @@ function sqliteAdapter(): StoreAdapter {
         const store = createSqliteStore(file, {
           secretBox: box(o),
           ...(o.busyRetryMs ? { busyRetryMs: o.busyRetryMs } : {}),
+          ...(o.now ? { now: o.now } : {}),
         });
         stores.push(store);
         return store;
@@ -104,6 +107,7 @@ function postgresAdapter(url: string): StoreAdapter {
       const openStore = async (o: OpenOptions) => {
         const settings: PostgresStoreOptions = { secretBox: box(o) };
         if (o.busyRetryMs) settings.busyRetryMs = o.busyRetryMs;
+        if (o.now) settings.now = o.now;
         const store = await createPostgresStore(target, settings);
         stores.push(store);
         return store;

@@ -75,30 +75,36 @@ describe("waitForHealth", () => {
   });
 
   it("keeps the real reason when the last probe starts just before the deadline", async () => {
-    // /health answers 503 after 30 ms; the second check returns 5 ms before the deadline, so
-    // the last probe starts with almost no budget left. It must still wait for the answer and
-    // report the 503, not a timeout of the few milliseconds that were left.
+    // /health is slow (30 ms) and answers 503. On a clock of the test's: the second check moves
+    // it to 5 ms before the deadline, so that probe starts with almost no budget left. It must
+    // still wait for the answer and report the 503, not a timeout of the few milliseconds that
+    // were left; the third check moves the clock past the deadline.
     server = createServer((_request, response) => {
       setTimeout(() => response.writeHead(503).end(), 30);
     });
     await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const started = Date.now();
+    let clock = 0;
     let calls = 0;
-    const giveUpWhen = async () => {
+    const giveUpWhen = () => {
       calls += 1;
-      if (calls === 2) await sleepUntil(started + 495);
+      if (calls === 2) clock = 495;
+      if (calls === 3) clock = 500;
       return null;
     };
-    await expect(waitForHealth(url, { timeoutMs: 500, giveUpWhen })).rejects.toThrow(
-      "within 500 ms (/health answered 503)",
-    );
+    await expect(
+      waitForHealth(url, { timeoutMs: 500, giveUpWhen, now: () => clock }),
+    ).rejects.toThrow("within 500 ms (/health answered 503)");
+    expect(calls).toBe(3);
   });
 
   it("asks whether to give up at most every giveUpEveryMs, while probing more often", async () => {
+    // Each probe moves the test's clock on by 100 ms.
+    let clock = 0;
     let probes = 0;
     server = createServer((_request, response) => {
       probes += 1;
+      clock += 100;
       response.writeHead(503).end();
     });
     await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
@@ -113,11 +119,12 @@ describe("waitForHealth", () => {
       intervalMs: 5,
       giveUpWhen,
       giveUpEveryMs: 300,
+      now: () => clock,
     });
     await expect(wait).rejects.toThrow("gone");
-    // Asked first at once, then once more after 300 ms: many probes in between.
+    // Asked first at once, then once more after 300 ms: three probes in between.
     expect(asked).toBe(2);
-    expect(probes).toBeGreaterThan(2);
+    expect(probes).toBe(3);
   });
 
   it("rejects at once with the reason to give up", async () => {
@@ -126,7 +133,3 @@ describe("waitForHealth", () => {
     await expect(wait).rejects.toThrow("process exited");
   });
 });
-
-function sleepUntil(time: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, Math.max(0, time - Date.now())));
-}

@@ -51,29 +51,32 @@ export interface WaitForHealthOptions {
   giveUpWhen?: () => string | null | Promise<string | null>;
   /** Ask `giveUpWhen` at most this often (it may be costly, e.g. a Docker API call; default 0). */
   giveUpEveryMs?: number;
+  /** The clock the budget and `giveUpEveryMs` are measured on (epoch ms; default `Date.now`). */
+  now?: () => number;
 }
 
 /** Resolves once `/health` answers; rejects with the reason on timeout or when told to give up. */
 export async function waitForHealth(baseUrl: string, options: WaitForHealthOptions): Promise<void> {
   const { timeoutMs, probeTimeoutMs = 1000, intervalMs = 100, giveUpWhen } = options;
   const giveUpEveryMs = options.giveUpEveryMs ?? 0;
-  const deadline = Date.now() + timeoutMs;
+  const now = options.now ?? Date.now;
+  const deadline = now() + timeoutMs;
   let lastReason = "no probe made";
   let askedAt = Number.NEGATIVE_INFINITY;
   for (;;) {
-    if (giveUpWhen && Date.now() - askedAt >= giveUpEveryMs) {
-      askedAt = Date.now();
+    if (giveUpWhen && now() - askedAt >= giveUpEveryMs) {
+      askedAt = now();
       const giveUpReason = await giveUpWhen();
       if (giveUpReason !== null) throw new Error(giveUpReason);
     }
-    const remaining = deadline - Date.now();
+    const remaining = deadline - now();
     if (remaining <= 0) {
       throw new Error(`no answer from ${baseUrl}/health within ${timeoutMs} ms (${lastReason})`);
     }
     const probe = await probeHealth(baseUrl, probeTimeoutMs);
     if (probe.ok) return;
     lastReason = probe.reason;
-    await sleep(Math.min(intervalMs, Math.max(0, deadline - Date.now())));
+    await sleep(Math.min(intervalMs, Math.max(0, deadline - now())));
   }
 }
 

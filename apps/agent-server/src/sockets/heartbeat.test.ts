@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { SESSION_KEY, startWithConversation, type TestServer } from "../../test/harness";
@@ -19,7 +18,22 @@ it("drops a client that stops answering pings and keeps one that answers", async
   await new Promise((resolve) => silent.once("open", resolve));
 
   expect(await silentClosed).toBe(1006);
-  await sleep(700);
+  // Pinged twice more after that: the server checked the first ping's pong before the second.
+  await pings(answering.ws, 2);
   expect(answering.ws.readyState).toBe(WebSocket.OPEN);
   answering.ws.close();
 });
+
+/** Resolves once `ws` has received `count` pings from now on. */
+function pings(ws: WebSocket, count: number): Promise<void> {
+  return new Promise((resolve) => {
+    let seen = 0;
+    const onPing = () => {
+      seen += 1;
+      if (seen < count) return;
+      ws.off("ping", onPing);
+      resolve();
+    };
+    ws.on("ping", onPing);
+  });
+}

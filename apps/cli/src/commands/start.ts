@@ -27,7 +27,7 @@ export function findRepoRoot(from: string): string {
   }
 }
 
-/** `npm start` with options: build the server when needed, then run scripts/start.mjs. */
+/** `npm start` with options: build the server when needed, then run tooling/dev/start.mjs. */
 async function start(ctx: CommandContext, options: StartOptions): Promise<number> {
   const root = findRepoRoot(path.dirname(fileURLToPath(import.meta.url)));
   if (options.build) {
@@ -42,14 +42,14 @@ async function start(ctx: CommandContext, options: StartOptions): Promise<number
   const env: NodeJS.ProcessEnv = { ...ctx.env };
   if (options.port !== undefined) env.PORT = String(options.port);
   if (options.host) env.HOST = options.host;
-  // scripts/start.mjs runs in the repository root; the data directory is the caller's (as the
+  // tooling/dev/start.mjs runs in the repository root; the data directory is the caller's (as the
   // other commands look for the admin key in ./.data or $DATA_DIR where they run).
   env.DATA_DIR = path.resolve(ctx.cwd, options.dataDir ?? env.DATA_DIR ?? ".data");
   if (options.runtime) env.SANDBOX_RUNTIME = options.runtime;
   // Its own process group: Ctrl-C reaches this process alone, which passes exactly one signal on
   // (a terminal's SIGINT to the whole group would reach the server twice: once directly and once
-  // through scripts/start.mjs, and a second signal ends it without its graceful shutdown).
-  const server = spawn(process.execPath, [path.join(root, "scripts", "start.mjs")], {
+  // through tooling/dev/start.mjs, and a second signal ends it without its graceful shutdown).
+  const server = spawn(process.execPath, [path.join(root, "tooling", "dev", "start.mjs")], {
     cwd: root,
     env,
     stdio: "inherit",

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,18 +12,26 @@ const serverDir = fileURLToPath(new URL("../..", import.meta.url));
 /** The built control plane; SANDBOX_SERVER_BUNDLE points the suite at another build. */
 export const serverBundle =
   process.env.SANDBOX_SERVER_BUNDLE ?? path.join(serverDir, "dist/server.js");
-export const agentServerEntry = path.resolve(serverDir, "../agent-server/dist/agent-server.js");
 
 export interface ServerProcessOptions {
   /** Reuse a data directory (a restart); a fresh temporary one otherwise. */
   dataDir?: string;
   env?: Record<string, string>;
+  /** The control-plane bundle to run (another checkout's); its agent server comes beside it. */
+  bundle?: string;
+  /**
+   * The admin key given as ADMIN_API_KEY (default ADMIN_KEY); null gives none, so the server
+   * writes one to DATA_DIR/admin-api-key on its first start, as it does for a person.
+   */
+  adminKey?: string | null;
 }
 
 export interface ServerProcess {
   readonly url: string;
   readonly pid: number;
   readonly dataDir: string;
+  /** The admin key: the one given, or the one the server wrote to its data directory. */
+  readonly adminKey: string;
   readonly api: Api;
   /** Everything the process wrote to stdout and stderr so far (all of its runs). */
   output(): string;
@@ -46,21 +54,26 @@ export async function startServerProcess(
   options: ServerProcessOptions = {},
 ): Promise<ServerProcess> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), "sandbox-reliability-"));
+  const bundle = options.bundle ?? serverBundle;
+  const given = options.adminKey === undefined ? ADMIN_KEY : options.adminKey;
   let captured = "";
   let child: ChildProcess;
   let url = "";
 
   const launch = async () => {
-    child = spawn(process.execPath, [serverBundle], {
+    child = spawn(process.execPath, [bundle], {
       env: {
         PATH: process.env.PATH ?? "/usr/bin:/bin",
         HOME: process.env.HOME ?? "/root",
         PORT: "0",
         HOST: "127.0.0.1",
         DATA_DIR: dataDir,
-        ADMIN_API_KEY: ADMIN_KEY,
+        ...(given === null ? {} : { ADMIN_API_KEY: given }),
         SANDBOX_RUNTIME: "process",
-        AGENT_SERVER_ENTRY: agentServerEntry,
+        AGENT_SERVER_ENTRY: path.resolve(
+          path.dirname(bundle),
+          "../../agent-server/dist/agent-server.js",
+        ),
         LOG_LEVEL: "info",
         ...options.env,
       },
@@ -102,6 +115,8 @@ export async function startServerProcess(
   };
 
   await launch();
+  // The key file is written before the server listens.
+  const adminKey = given ?? readFileSync(path.join(dataDir, "admin-api-key"), "utf8").trim();
   const server: ServerProcess = {
     get url() {
       return url;
@@ -110,7 +125,8 @@ export async function startServerProcess(
       return child.pid ?? -1;
     },
     dataDir,
-    api: createApi(() => url, ADMIN_KEY),
+    adminKey,
+    api: createApi(() => url, adminKey),
     output: () => captured,
     kill,
     async restart() {

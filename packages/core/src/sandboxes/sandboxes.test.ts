@@ -1,24 +1,23 @@
 import path from "node:path";
 import { findSandboxProcesses } from "@sandbox-server/runtime";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { agentRequest, runInSandbox } from "../../test/agent";
 import { expectAppError, expectValidationError } from "../../test/expect-error";
 import { createTestCore, type TestCore, type TestUser } from "../../test/harness";
 import { waitForStatus } from "../../test/wait";
 import type { Sandbox } from "./contracts";
 
-// One real agent server (alice's, shared by the whole file) and three sandboxes of bob's whose
-// command exits at once (they end in ERROR without running an agent server).
+// Every test stands alone: two users of its own, and the sandboxes it starts itself — real agent
+// servers (`startRunning`) or sandboxes whose command exits at once (`startFailing`: they end in
+// ERROR without an agent server) — all deleted after it, so the running-sandbox count starts at 0.
 let t: TestCore;
 let alice: TestUser;
 let bob: TestUser;
-let running: Sandbox;
-const failing: Sandbox[] = [];
+let users = 0;
+const started: { user: TestUser; id: string }[] = [];
 
 beforeAll(async () => {
   t = await createTestCore();
-  alice = await t.createUser("alice");
-  bob = await t.createUser("bob");
   await t.addSpec({ id: "exits", command: ["/bin/sh", "-c", "exit 3"] });
   await t.addSpec({ id: "docker-only", runtime: "docker", image: "example/agent:1" });
 });
@@ -26,6 +25,50 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
 });
+
+beforeEach(async () => {
+  users += 1;
+  alice = await t.createUser(`alice-${users}`);
+  bob = await t.createUser(`bob-${users}`);
+});
+
+afterEach(async () => {
+  for (const { user, id } of started.splice(0)) {
+    await user.caller.sandboxes.delete({ id }).catch(() => undefined);
+  }
+});
+
+/** Starts a sandbox of `user` (deleted after the test) and answers what start answered. */
+async function start(
+  user: TestUser,
+  input: Parameters<typeof user.caller.sandboxes.start>[0] = {},
+) {
+  const sandbox = await user.caller.sandboxes.start(input);
+  started.push({ user, id: sandbox.id });
+  return sandbox;
+}
+
+/** A RUNNING sandbox of `user`, with its own agent server. */
+async function startRunning(user: TestUser, labels: Record<string, string> = {}): Promise<Sandbox> {
+  return waitForStatus(user.caller, (await start(user, { labels })).id, "RUNNING");
+}
+
+/** A PAUSED sandbox of `user`: started, then paused. */
+async function startPaused(user: TestUser): Promise<Sandbox> {
+  const running = await startRunning(user);
+  await user.caller.sandboxes.pause({ id: running.id });
+  return running;
+}
+
+/** `count` sandboxes of `user` in ERROR (their command exits at once), labelled n=0, n=1, ... */
+async function startFailing(user: TestUser, count: number): Promise<Sandbox[]> {
+  const failing: Sandbox[] = [];
+  for (let i = 0; i < count; i++) {
+    const sandbox = await start(user, { sandbox_spec_id: "exits", labels: { n: String(i) } });
+    failing.push(await waitForStatus(user.caller, sandbox.id, "ERROR"));
+  }
+  return failing;
+}
 
 /** Runs `work` with the server's running-sandbox limit set to `limit`. */
 async function withLimit<T>(limit: number, work: () => Promise<T>): Promise<T> {
@@ -40,11 +83,11 @@ async function withLimit<T>(limit: number, work: () => Promise<T>): Promise<T> {
 
 describe("sandboxes.start", () => {
   it("answers STARTING at once; the sandbox becomes RUNNING with its own agent server", async () => {
-    const started = await alice.caller.sandboxes.start({
+    const first = await start(alice, {
       labels: { team: "a", tier: "gold" },
       env: { GREETING: "hello from the env" },
     });
-    expect(started).toMatchObject({
+    expect(first).toMatchObject({
       status: "STARTING",
       sandbox_spec_id: "default",
       created_by_user_id: alice.id,
@@ -53,9 +96,9 @@ describe("sandboxes.start", () => {
       session_api_key: null,
       exposed_urls: [],
     });
-    expect(started.id).toMatch(/^sb_/);
+    expect(first.id).toMatch(/^sb_/);
 
-    running = await waitForStatus(alice.caller, started.id, "RUNNING");
+    const running = await waitForStatus(alice.caller, first.id, "RUNNING");
     const url = running.agent_server_url ?? "";
     const key = running.session_api_key ?? "";
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -116,10 +159,11 @@ describe("sandboxes.start", () => {
       "sandbox_spec_id",
     ]);
     // Nothing was started by any of these.
-    expect((await alice.caller.sandboxes.search({})).items.map((s) => s.id)).toEqual([running.id]);
+    expect((await alice.caller.sandboxes.search({})).items).toEqual([]);
   });
 
   it("beyond the running-sandbox limit answers 429 and starts nothing, pausing nobody", async () => {
+    const running = await startRunning(alice);
     const refusal = await withLimit(1, () =>
       expectAppError(bob.caller.sandboxes.start({}), "SANDBOX_LIMIT_REACHED"),
     );
@@ -129,14 +173,7 @@ describe("sandboxes.start", () => {
   });
 
   it("records a sandbox whose agent server cannot start as ERROR, with the reason", async () => {
-    for (let i = 0; i < 3; i++) {
-      const started = await bob.caller.sandboxes.start({
-        sandbox_spec_id: "exits",
-        labels: { n: String(i) },
-      });
-      failing.push(await waitForStatus(bob.caller, started.id, "ERROR"));
-    }
-    for (const sandbox of failing) {
+    for (const sandbox of await startFailing(bob, 2)) {
       expect(sandbox.status_detail).toMatch(/^Failed to start/);
       expect(sandbox.agent_server_url).toBeNull();
       expect(sandbox.session_api_key).toBeNull();
@@ -146,19 +183,22 @@ describe("sandboxes.start", () => {
 
 describe("sandboxes.get", () => {
   it("answers the owner", async () => {
+    const running = await startRunning(alice);
     expect(await alice.caller.sandboxes.get({ id: running.id })).toEqual(running);
   });
 
   it("answers another user's sandbox exactly like a missing one (404)", async () => {
+    const [sandbox] = await startFailing(alice, 1);
+    if (!sandbox) throw new Error("no sandbox");
     const foreign = await expectAppError(
-      bob.caller.sandboxes.get({ id: running.id }),
+      bob.caller.sandboxes.get({ id: sandbox.id }),
       "SANDBOX_NOT_FOUND",
     );
     const missing = await expectAppError(
       bob.caller.sandboxes.get({ id: "sb_doesnotexist" }),
       "SANDBOX_NOT_FOUND",
     );
-    expect(foreign.message.replace(running.id, "<id>")).toBe(
+    expect(foreign.message.replace(sandbox.id, "<id>")).toBe(
       missing.message.replace("sb_doesnotexist", "<id>"),
     );
     expect(foreign.details).toEqual(missing.details);
@@ -170,15 +210,21 @@ describe("sandboxes.get", () => {
   });
 
   it("refuses a caller without a valid key", async () => {
+    const [sandbox] = await startFailing(alice, 1);
+    if (!sandbox) throw new Error("no sandbox");
+    // Positive control: its owner reads it.
+    expect((await alice.caller.sandboxes.get({ id: sandbox.id })).id).toBe(sandbox.id);
     const anonymous = await t.callerFor(null);
-    await expectAppError(anonymous.sandboxes.get({ id: running.id }), "UNAUTHORIZED");
+    await expectAppError(anonymous.sandboxes.get({ id: sandbox.id }), "UNAUTHORIZED");
     const wrongKey = await t.callerFor("ssk_not_a_key_of_anyone");
-    await expectAppError(wrongKey.sandboxes.get({ id: running.id }), "UNAUTHORIZED");
+    await expectAppError(wrongKey.sandboxes.get({ id: sandbox.id }), "UNAUTHORIZED");
   });
 });
 
 describe("sandboxes.search", () => {
   it("lists only the caller's sandboxes", async () => {
+    const running = await startRunning(alice);
+    const failing = await startFailing(bob, 3);
     expect((await alice.caller.sandboxes.search({})).items).toEqual([running]);
     const bobs = (await bob.caller.sandboxes.search({})).items.map((s) => s.id).sort();
     expect(bobs).toEqual(failing.map((s) => s.id).sort());
@@ -186,6 +232,8 @@ describe("sandboxes.search", () => {
   });
 
   it("filters by status, spec and label", async () => {
+    const running = await startRunning(alice, { team: "a", tier: "gold" });
+    const failing = await startFailing(bob, 3);
     const ids = async (input: Parameters<typeof alice.caller.sandboxes.search>[0]) =>
       (await alice.caller.sandboxes.search(input)).items.map((s) => s.id);
     expect(await ids({ status: "RUNNING" })).toEqual([running.id]);
@@ -201,6 +249,7 @@ describe("sandboxes.search", () => {
   });
 
   it("pages with an opaque cursor, every sandbox exactly once", async () => {
+    const failing = await startFailing(bob, 3);
     const first = await bob.caller.sandboxes.search({ limit: 2 });
     expect(first.items).toHaveLength(2);
     expect(first.next_page_id).toEqual(expect.any(String));
@@ -231,6 +280,7 @@ describe("sandboxes.search", () => {
 
 describe("sandboxes.pause and sandboxes.resume", () => {
   it("pause freezes a RUNNING sandbox; pausing it again answers the same", async () => {
+    const running = await startRunning(alice);
     const paused = await alice.caller.sandboxes.pause({ id: running.id });
     expect(paused).toMatchObject({
       id: running.id,
@@ -246,6 +296,7 @@ describe("sandboxes.pause and sandboxes.resume", () => {
   });
 
   it("another user can neither pause, resume nor delete it (404), and nothing changes", async () => {
+    const running = await startPaused(alice);
     await expectAppError(bob.caller.sandboxes.resume({ id: running.id }), "SANDBOX_NOT_FOUND");
     await expectAppError(bob.caller.sandboxes.pause({ id: running.id }), "SANDBOX_NOT_FOUND");
     await expectAppError(bob.caller.sandboxes.delete({ id: running.id }), "SANDBOX_NOT_FOUND");
@@ -255,6 +306,7 @@ describe("sandboxes.pause and sandboxes.resume", () => {
 
   it("resume beyond the running-sandbox limit answers 429 and leaves the sandbox PAUSED", async () => {
     // No other sandbox is STARTING or RUNNING now, so a limit of 0 is what blocks the resume.
+    const running = await startPaused(alice);
     const refusal = await withLimit(0, () =>
       expectAppError(alice.caller.sandboxes.resume({ id: running.id }), "SANDBOX_LIMIT_REACHED"),
     );
@@ -264,6 +316,7 @@ describe("sandboxes.pause and sandboxes.resume", () => {
   });
 
   it("resume waits until the agent server answers again; resuming it again answers the same", async () => {
+    const running = await startPaused(alice);
     const resumed = await alice.caller.sandboxes.resume({ id: running.id });
     expect(resumed.status).toBe("RUNNING");
     expect(resumed.agent_server_url).toBe(running.agent_server_url);
@@ -276,7 +329,7 @@ describe("sandboxes.pause and sandboxes.resume", () => {
   });
 
   it("refuses to pause a sandbox in ERROR (409 with its status)", async () => {
-    const target = failing[0];
+    const [target] = await startFailing(bob, 1);
     if (!target) throw new Error("no failing sandbox");
     const refusal = await expectAppError(
       bob.caller.sandboxes.pause({ id: target.id }),
@@ -286,7 +339,7 @@ describe("sandboxes.pause and sandboxes.resume", () => {
   });
 
   it("resume of a sandbox in ERROR tries again and reports why it failed again", async () => {
-    const target = failing[0];
+    const [target] = await startFailing(bob, 1);
     if (!target) throw new Error("no failing sandbox");
     const resumed = await bob.caller.sandboxes.resume({ id: target.id });
     expect(resumed.status).toBe("ERROR");
@@ -303,6 +356,7 @@ describe("sandboxes.pause and sandboxes.resume", () => {
 
 describe("sandboxes.delete", () => {
   it("removes sandboxes in ERROR; a second delete is 404", async () => {
+    const failing = await startFailing(bob, 2);
     for (const sandbox of failing) {
       expect(await bob.caller.sandboxes.delete({ id: sandbox.id })).toEqual({
         success: true,
@@ -319,6 +373,7 @@ describe("sandboxes.delete", () => {
   });
 
   it("stops a RUNNING sandbox's agent server and removes it", async () => {
+    const running = await startRunning(alice);
     const sandboxDir = path.join(t.sandboxesDir, running.id);
     expect((await findSandboxProcesses(sandboxDir)).length).toBeGreaterThan(0);
     expect(await alice.caller.sandboxes.delete({ id: running.id })).toEqual({

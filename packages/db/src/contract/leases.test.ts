@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type OpenedStore, storeAdapters } from "../../test/stores";
 import type { NewWebhookDelivery } from "../port/rows";
@@ -8,9 +7,11 @@ import type { Store } from "../port/store";
 describe.each(storeAdapters())("$name store: leases and delivery claims", (adapter) => {
   let opened: OpenedStore;
   let store: Store;
+  // The leases' clock (epoch ms): time passes only when a test moves it.
+  let clock = 1_800_000_000_000;
 
   beforeEach(async () => {
-    opened = await adapter.open();
+    opened = await adapter.open({ now: () => clock });
     store = opened.store;
   });
   afterEach(() => adapter.cleanup());
@@ -28,7 +29,7 @@ describe.each(storeAdapters())("$name store: leases and delivery claims", (adapt
       expect(await store.leases.acquire("duties", "rpl_b", 60_000)).toBe(false);
       expect((await store.leases.get("duties"))?.holder).toBe("rpl_a");
       // A renewal moves the expiry on and keeps when it was taken.
-      await sleep(5);
+      clock += 5;
       expect(await store.leases.acquire("duties", "rpl_a", 60_000)).toBe(true);
       const renewed = await store.leases.get("duties");
       expect(renewed?.acquiredAt).toBe(first?.acquiredAt);
@@ -43,11 +44,11 @@ describe.each(storeAdapters())("$name store: leases and delivery claims", (adapt
     });
 
     it("passes to another holder once it expired", async () => {
-      expect(await store.leases.acquire("duties", "rpl_a", 1)).toBe(true);
-      // Positive control: live, the other holder is refused.
-      expect(await store.leases.acquire("other", "rpl_a", 60_000)).toBe(true);
-      expect(await store.leases.acquire("other", "rpl_b", 60_000)).toBe(false);
-      await sleep(20);
+      expect(await store.leases.acquire("duties", "rpl_a", 20)).toBe(true);
+      // Positive control: live, the other holder is refused (one millisecond before it expires).
+      clock += 19;
+      expect(await store.leases.acquire("duties", "rpl_b", 60_000)).toBe(false);
+      clock += 1;
       expect(await store.leases.acquire("duties", "rpl_b", 60_000)).toBe(true);
       const taken = await store.leases.get("duties");
       expect(taken?.holder).toBe("rpl_b");
@@ -66,9 +67,14 @@ describe.each(storeAdapters())("$name store: leases and delivery claims", (adapt
     it("lists the live leases of a prefix", async () => {
       await store.leases.acquire("replica:rpl_b", "rpl_b", 60_000);
       await store.leases.acquire("replica:rpl_a", "rpl_a", 60_000);
-      await store.leases.acquire("replica:rpl_gone", "rpl_gone", 1);
+      await store.leases.acquire("replica:rpl_gone", "rpl_gone", 20);
       await store.leases.acquire("duties", "rpl_a", 60_000);
-      await sleep(20);
+      expect((await store.leases.listLive("replica:")).map((l) => l.holder)).toEqual([
+        "rpl_a",
+        "rpl_b",
+        "rpl_gone",
+      ]);
+      clock += 20;
       const live = await store.leases.listLive("replica:");
       expect(live.map((l) => l.holder)).toEqual(["rpl_a", "rpl_b"]);
     });

@@ -9,7 +9,7 @@ import type { Store } from "../port/store";
 import { createSecretBox, SecretsKeyMismatchError } from "../secrets/secret-box";
 import { createPostgresStore } from "./pg-store";
 
-const scripts = fileURLToPath(new URL("../../../../scripts/", import.meta.url));
+const postgresTooling = fileURLToPath(new URL("../../../../tooling/postgres/", import.meta.url));
 
 /** PostgreSQL tests run where this run has a server, and must run (and fail without) in CI. */
 const enabled = postgresUrl() !== "" || inject("pgRequired");
@@ -32,9 +32,9 @@ function sandbox(id: string): SandboxRow {
   };
 }
 
-/** A cluster of its own (scripts/postgres-up.sh): these tests stop and start it. */
+/** A cluster of its own (tooling/postgres/postgres-up.sh): these tests stop and start it. */
 function startCluster(): { url: string; dir: string } {
-  const out = execFileSync("bash", [`${scripts}postgres-up.sh`], {
+  const out = execFileSync("bash", [`${postgresTooling}postgres-up.sh`], {
     encoding: "utf8",
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -47,7 +47,7 @@ function startCluster(): { url: string; dir: string } {
 }
 
 const ctl = (dir: string, action: "stop" | "start" | "down") =>
-  execFileSync("bash", [`${scripts}postgres-ctl.sh`, dir, action], { stdio: "inherit" });
+  execFileSync("bash", [`${postgresTooling}postgres-ctl.sh`, dir, action], { stdio: "inherit" });
 
 describe.runIf(enabled)("a PostgreSQL store whose server goes away", () => {
   let cluster: { url: string; dir: string } | undefined;

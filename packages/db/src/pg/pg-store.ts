@@ -29,6 +29,11 @@ export interface PostgresStoreOptions {
    * connects, but neither migrates nor seals — the first store did.
    */
   attach?: boolean;
+  /**
+   * The leases' clock in epoch milliseconds, for tests that move a fake one. Default: the
+   * database server's clock (one clock for every replica).
+   */
+  now?: () => number;
 }
 
 /** Transaction-level advisory lock every transaction of every replica takes first. */
@@ -116,7 +121,11 @@ export async function createPostgresStore(
       let result: T;
       try {
         result = await work(
-          createPgRepositories(insideTransaction(drizzle(client, { schema }), scope), secrets),
+          createPgRepositories(
+            insideTransaction(drizzle(client, { schema }), scope),
+            secrets,
+            options.now,
+          ),
         );
       } catch (error) {
         await client.query("ROLLBACK").catch((rollbackError: unknown) => {
@@ -141,7 +150,7 @@ export async function createPostgresStore(
   }
 
   return {
-    ...createPgRepositories(outside, secrets),
+    ...createPgRepositories(outside, secrets, options.now),
     shared: true,
     transaction,
     async close() {

@@ -34,6 +34,8 @@ export interface SqliteStoreOptions {
    * migrations, no sealing, no checkpoints of its own — the first store does those.
    */
   attach?: boolean;
+  /** The leases' clock in epoch milliseconds (tests move a fake one). Default `Date.now`. */
+  now?: () => number;
 }
 
 export const DEFAULT_BUSY_TIMEOUT_MS = 5;
@@ -73,8 +75,9 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions): St
   const checkpointer = inMemory || attach ? null : startWalCheckpointer(path, writer.sqlite);
   // The first store's checkpointer copies the log for every connection to the file.
   if (attach) writer.sqlite.pragma("wal_autocheckpoint = 0");
-  const writeRepos = createSyncRepositories(writer.db);
-  const readRepos = reader ? createSyncRepositories(reader.db) : writeRepos;
+  const clock = options.now ?? Date.now;
+  const writeRepos = createSyncRepositories(writer.db, clock);
+  const readRepos = reader ? createSyncRepositories(reader.db, clock) : writeRepos;
   const begin = writer.sqlite.prepare("BEGIN IMMEDIATE");
   const commit = writer.sqlite.prepare("COMMIT");
   const rollback = writer.sqlite.prepare("ROLLBACK");

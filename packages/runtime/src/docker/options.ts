@@ -1,6 +1,7 @@
 import type { RuntimeLogger, SandboxResources } from "../types";
 import { type DockerConnection, dockerConnectionFromHost } from "./docker-connection";
 import type { HostFirewallMode } from "./host-firewall";
+import sandboxImage from "./sandbox-image.json";
 
 export interface DockerRuntimeOptions {
   /**
@@ -47,11 +48,11 @@ export interface DockerRuntimeOptions {
 }
 
 /**
- * Built by `npm run image` (scripts/build-image.sh). The one definition of the tag: the core's
- * built-in spec, the server's SANDBOX_IMAGE default and the tests use it; the shell scripts and
- * scripts/start.mjs, which cannot import it, carry a copy with a comment pointing here.
+ * Built by `npm run image` (tooling/image/build-image.sh). sandbox-image.json is the one definition
+ * of the name: the core's built-in spec, the server's SANDBOX_IMAGE default and the tests use this
+ * constant; the shell tooling and tooling/dev/start.mjs read the same file.
  */
-export const DEFAULT_SANDBOX_IMAGE = "sandbox-server/agent-server:latest";
+export const DEFAULT_SANDBOX_IMAGE = `${sandboxImage.repository}:${sandboxImage.tag}`;
 
 /** Where the agent server listens inside every container (the image's CMD). */
 export const AGENT_SERVER_PORT = 8000;

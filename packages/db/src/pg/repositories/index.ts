@@ -15,8 +15,13 @@ import { createWebhookRepository } from "./webhooks";
 /**
  * The port's repositories over PostgreSQL, every call run through `exec` (the pool, or one
  * transaction's client). Secrets are sealed before they are written and opened as they are read.
+ * `clock` replaces the database's clock for the leases (tests).
  */
-export function createPgRepositories(exec: PgExecutor, secrets: SecretRows): Repositories {
+export function createPgRepositories(
+  exec: PgExecutor,
+  secrets: SecretRows,
+  clock?: () => number,
+): Repositories {
   return {
     users: createUserRepository(exec),
     specs: createSandboxSpecRepository(exec),
@@ -27,6 +32,6 @@ export function createPgRepositories(exec: PgExecutor, secrets: SecretRows): Rep
     webhooks: createWebhookRepository(exec, secrets),
     webhookDeliveries: createWebhookDeliveryRepository(exec),
     idempotencyKeys: createIdempotencyKeyRepository(exec, secrets),
-    leases: createLeaseRepository(exec),
+    leases: createLeaseRepository(exec, clock),
   };
 }

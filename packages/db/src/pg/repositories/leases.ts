@@ -9,9 +9,10 @@ const dbNow = sql`(extract(epoch from clock_timestamp()) * 1000)::bigint`;
 /**
  * Leases on PostgreSQL: one upsert takes a lease that is free, expired or the holder's own (a
  * renewal); times are the database server's, so clock skew between replicas cannot hand a lease
- * to two of them.
+ * to two of them. `clock` (epoch ms) replaces the server's where a test moves a fake one.
  */
-export function createLeaseRepository({ run }: PgExecutor): LeaseRepository {
+export function createLeaseRepository({ run }: PgExecutor, clock?: () => number): LeaseRepository {
+  const now = () => (clock ? sql`${Math.round(clock())}::bigint` : dbNow);
   return {
     acquire: (name, holder, ttlMs) =>
       run(async (db) => {
@@ -21,8 +22,8 @@ export function createLeaseRepository({ run }: PgExecutor): LeaseRepository {
           .values({
             name,
             holder,
-            acquiredAt: sql`${dbNow}`,
-            expiresAt: sql`${dbNow} + ${ttl}::bigint`,
+            acquiredAt: sql`${now()}`,
+            expiresAt: sql`${now()} + ${ttl}::bigint`,
           })
           .onConflictDoUpdate({
             target: leases.name,
@@ -53,7 +54,7 @@ export function createLeaseRepository({ run }: PgExecutor): LeaseRepository {
           .select()
           .from(leases)
           .where(
-            sql`left(${leases.name}, ${prefix.length}) = ${prefix} and ${leases.expiresAt} > ${dbNow}`,
+            sql`left(${leases.name}, ${prefix.length}) = ${prefix} and ${leases.expiresAt} > ${now()}`,
           )
           .orderBy(sql`${leases.name} collate "C"`),
       ),

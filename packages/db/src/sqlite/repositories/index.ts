@@ -12,9 +12,10 @@ import { createWebhookRepository } from "./webhooks";
 
 /**
  * The synchronous SQLite repositories of one connection (statements prepared on it). The store
- * wraps them into the asynchronous port; nothing outside `sqlite/` calls them.
+ * wraps them into the asynchronous port; nothing outside `sqlite/` calls them. `clock` is the
+ * leases' (epoch ms).
  */
-export function createSyncRepositories(db: Db) {
+export function createSyncRepositories(db: Db, clock: () => number = Date.now) {
   return {
     users: createUserRepository(db),
     specs: createSandboxSpecRepository(db),
@@ -25,7 +26,7 @@ export function createSyncRepositories(db: Db) {
     webhooks: createWebhookRepository(db),
     webhookDeliveries: createWebhookDeliveryRepository(db),
     idempotencyKeys: createIdempotencyKeyRepository(db),
-    leases: createLeaseRepository(db),
+    leases: createLeaseRepository(db, clock),
   };
 }
 export type SyncRepositories = ReturnType<typeof createSyncRepositories>;

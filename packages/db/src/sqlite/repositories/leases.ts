@@ -4,13 +4,13 @@ import { leases } from "../../schema";
 import type { Db } from "../client";
 
 /**
- * Leases on SQLite: one process uses the file, so the process's clock is the clock. The same
- * upsert as PostgreSQL's: taken when free, expired or the holder's own (a renewal).
+ * Leases on SQLite: one process uses the file, so the process's clock (`now`, epoch ms) is the
+ * clock. The same upsert as PostgreSQL's: taken when free, expired or the holder's own (a renewal).
  */
-export function createLeaseRepository(db: Db) {
+export function createLeaseRepository(db: Db, clock: () => number = Date.now) {
   return {
     acquire(name: string, holder: string, ttlMs: number): boolean {
-      const now = Date.now();
+      const now = clock();
       const row = db
         .insert(leases)
         .values({ name, holder, acquiredAt: now, expiresAt: now + ttlMs })
@@ -38,7 +38,7 @@ export function createLeaseRepository(db: Db) {
         .select()
         .from(leases)
         .where(
-          sql`substr(${leases.name}, 1, ${prefix.length}) = ${prefix} and ${gt(leases.expiresAt, Date.now())}`,
+          sql`substr(${leases.name}, 1, ${prefix.length}) = ${prefix} and ${gt(leases.expiresAt, clock())}`,
         )
         .orderBy(leases.name)
         .all();

@@ -23,7 +23,7 @@ declare module "vitest" {
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../../..");
 
-/** Bases scripts/build-image.sh can use; the tests only ever use one that is already here. */
+/** Bases tooling/image/build-image.sh can use; the tests only ever use one that is already here. */
 const LOCAL_BASES = ["node:20-bookworm-slim", "sandbox-server/base:bookworm-node20"];
 
 /**
@@ -40,7 +40,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const docker = new Dockerode(connection);
   const teardown = () => removeLeftovers(docker, testRun);
   if (!(await isDockerAvailable({ docker: connection, timeoutMs: 3000 }))) {
-    const reason = `no Docker daemon answers on ${describeDockerConnection(connection)} (start one: bash scripts/docker-up.sh)`;
+    const reason = `no Docker daemon answers on ${describeDockerConnection(connection)} (start one: bash tooling/docker/docker-up.sh)`;
     if (process.env.CI === "true") {
       throw new Error(`CI=true: the docker runtime tests must run, but ${reason}`);
     }
@@ -79,7 +79,7 @@ async function presentBase(docker: Dockerode): Promise<string> {
 }
 
 function runBuildScript(baseImage: string): Promise<void> {
-  const script = path.join(repoRoot, "scripts/build-image.sh");
+  const script = path.join(repoRoot, "tooling/image/build-image.sh");
   return new Promise((resolve, reject) => {
     // stderr carries the build's progress; stdout only the image name.
     const child = spawn("bash", [script], {
