@@ -109,6 +109,7 @@ describe("creating and reading conversations", () => {
       cpu: null,
       memoryMb: null,
       pids: null,
+      network: null,
       createdAt: Date.now(),
     });
     const res = await t.api("POST", "/api/v1/app-conversations", {

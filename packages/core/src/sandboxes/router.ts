@@ -9,6 +9,7 @@ import { pauseSandbox } from "./pause-sandbox";
 import { resumeSandbox } from "./resume-sandbox";
 import { searchSandboxes } from "./search-sandboxes";
 import { startSandbox } from "./start-sandbox";
+import { updateSandboxNetwork } from "./update-sandbox-network";
 
 export const sandboxesRouter = router({
   search: searchSandboxes,
@@ -17,6 +18,7 @@ export const sandboxesRouter = router({
   get: getSandbox,
   pause: pauseSandbox,
   resume: resumeSandbox,
+  updateNetwork: updateSandboxNetwork,
   delete: deleteSandbox,
   deleteByQuery: deleteSandboxByQuery,
   listSecrets: listSandboxSecrets,
