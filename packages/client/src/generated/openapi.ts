@@ -114,26 +114,6 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  "/api/v1/sandboxes/{id}/network": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    /**
-     * Change a sandbox's egress policy
-     * @description Replaces the fields present (`allow_internet`, `allow_out`, `deny_out`) of a RUNNING or PAUSED sandbox's egress policy; new connections follow it at once. Any other status is 409 with the current one; a runtime that cannot change a policy live answers 501. An `allow_out` entry outside the server's SANDBOX_EGRESS_ALLOW is 422 naming it.
-     */
-    patch: operations["update_sandbox_network_api_v1_sandboxes__id__network_patch"];
-    trace?: never;
-  };
   "/api/v1/sandboxes/{id}/settings/secrets": {
     parameters: {
       query?: never;
@@ -172,6 +152,26 @@ export interface paths {
     options?: never;
     head?: never;
     patch?: never;
+    trace?: never;
+  };
+  "/api/v1/sandboxes/{id}/network": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change a sandbox's egress policy
+     * @description Replaces the fields present (`allow_internet`, `allow_out`, `deny_out`) of a RUNNING or PAUSED sandbox's egress policy; new connections follow it at once. Any other status is 409 with the current one; a runtime that cannot change a policy live answers 501. An `allow_out` entry outside the server's SANDBOX_EGRESS_ALLOW is 422 naming it.
+     */
+    patch: operations["update_sandbox_network_api_v1_sandboxes__id__network_patch"];
     trace?: never;
   };
   "/api/v1/sandbox-specs/search": {
@@ -2011,112 +2011,6 @@ export interface operations {
       };
     };
   };
-  update_sandbox_network_api_v1_sandboxes__id__network_patch: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Sandbox id */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/json": {
-          /** @description Public (global unicast) destinations are allowed unless `deny_out` matches */
-          allow_internet?: boolean;
-          /** @description Always allowed, over `deny_out` and `allow_internet: false`. A non-public address or network must lie inside the operator's SANDBOX_EGRESS_ALLOW; a name never opens a non-public address the operator did not */
-          allow_out?: string[];
-          /** @description Refused unless `allow_out` matches */
-          deny_out?: string[];
-        };
-      };
-    };
-    responses: {
-      /** @description Successful response */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Sandbox"];
-        };
-      };
-      /** @description Missing or invalid API key */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Conflict with the sandbox's current status */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Request body too large */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Request body is not uncompressed JSON */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Not possible with this server's runtime */
-      501: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Sandbox or agent server unavailable */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-    };
-  };
   list_secret_names_api_v1_sandboxes__sandbox_id__settings_secrets_get: {
     parameters: {
       query?: never;
@@ -2218,6 +2112,112 @@ export interface operations {
       };
       /** @description Validation error */
       422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  update_sandbox_network_api_v1_sandboxes__id__network_patch: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Sandbox id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description Public (global unicast) destinations are allowed unless `deny_out` matches */
+          allow_internet?: boolean;
+          /** @description Always allowed, over `deny_out` and `allow_internet: false`. A non-public address or network must lie inside the operator's SANDBOX_EGRESS_ALLOW; a name never opens a non-public address the operator did not */
+          allow_out?: string[];
+          /** @description Refused unless `allow_out` matches */
+          deny_out?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Sandbox"];
+        };
+      };
+      /** @description Missing or invalid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict with the sandbox's current status */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body is not uncompressed JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not possible with this server's runtime */
+      501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Sandbox or agent server unavailable */
+      503: {
         headers: {
           [name: string]: unknown;
         };

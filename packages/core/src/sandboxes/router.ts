@@ -18,9 +18,10 @@ export const sandboxesRouter = router({
   get: getSandbox,
   pause: pauseSandbox,
   resume: resumeSandbox,
-  updateNetwork: updateSandboxNetwork,
   delete: deleteSandbox,
   deleteByQuery: deleteSandboxByQuery,
   listSecrets: listSandboxSecrets,
   getSecret: getSandboxSecret,
+  // After delete: the REST route table lists methods in the order they are first declared.
+  updateNetwork: updateSandboxNetwork,
 });
