@@ -35,11 +35,18 @@ module.exports = {
     },
     {
       name: "leaf-packages",
-      comment:
-        "agent-contracts, egress and db import no workspace package: the others build on them.",
+      comment: "agent-contracts and egress import no workspace package: the others build on them.",
       severity: "error",
-      from: { path: "^packages/(agent-contracts|egress|db)/" },
+      from: { path: "^packages/(agent-contracts|egress)/" },
       to: { path: "^packages/", pathNot: "^packages/$1/" },
+    },
+    {
+      name: "db-below-core",
+      comment:
+        "The store knows no runtime and no control plane; it stores the egress policy's shapes, so it may use egress.",
+      severity: "error",
+      from: { path: "^packages/db/" },
+      to: { path: "^packages/", pathNot: "^packages/(db|egress)/" },
     },
     {
       name: "runtime-below-core",
@@ -99,10 +106,10 @@ module.exports = {
     {
       name: "sandbox-verbs-composed-by-owners",
       comment:
-        "Sandbox lifecycle verbs (sandboxes/service) are composed only by conversations (a conversation may start or remove its sandbox) and users (disabling a user stops theirs); webhooks and events hear of sandboxes through listeners.",
+        "Sandbox lifecycle verbs (sandboxes/service) are composed only by conversations (a conversation may start or remove its sandbox), users (disabling a user stops theirs) and sandbox specs (a spec's default egress policy is read as a sandbox's); webhooks and events hear of sandboxes through listeners.",
       severity: "error",
       from: {
-        path: "^packages/core/src/(?!sandboxes/|conversations/|users/)[^/]+/",
+        path: "^packages/core/src/(?!sandboxes/|conversations/|users/|sandbox-specs/)[^/]+/",
         pathNot: notATest,
       },
       to: { path: "^packages/core/src/sandboxes/service/" },

@@ -73,6 +73,7 @@ export default defineConfig({
                   "test/wait-for.test.ts",
                   "test/warm-pool.test.ts",
                   "test/openhands-sandboxes.test.ts",
+                  "test/egress-policy.test.ts",
                 ],
                 env: { TEST_RUNTIME: "process", TEST_STORE: "postgres" },
                 globalSetup: ["../../packages/db/test/postgres-setup.ts"],

@@ -7,6 +7,11 @@ export function collectPair(value: string, previous: Record<string, string> = {}
   return { ...previous, [value.slice(0, at)]: value.slice(at + 1) };
 }
 
+/** A repeatable option's values, in order. */
+export function collectList(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
 export function positiveNumber(value: string): number {
   const number = Number(value);
   if (!Number.isFinite(number) || number <= 0) {

@@ -64,3 +64,44 @@ it("creates a sandbox and waits for it in one command", async () => {
   expect(sandbox.status).toBe("RUNNING");
   await runCli(["sandboxes", "delete", sandbox.id], env);
 });
+
+it("creates a sandbox with an egress policy, shows it, and names a refused entry", async () => {
+  const created = await runCli(
+    [
+      "sandboxes",
+      "create",
+      "--no-internet",
+      "--allow-out",
+      "PyPI.org:443",
+      "--allow-out",
+      "*.github.com",
+      "--deny-out",
+      "2001:db8::/32",
+      "--json",
+    ],
+    env,
+  );
+  expect(created.code, created.stderr).toBe(0);
+  const sandbox = JSON.parse(created.stdout) as SandboxJson & { network: unknown };
+  expect(sandbox.network).toEqual({
+    allow_internet: false,
+    allow_out: ["pypi.org:443", "*.github.com"],
+    deny_out: ["2001:db8::/32"],
+  });
+
+  const shown = await runCli(["sandboxes", "network", sandbox.id], env);
+  expect(shown.stdout).toBe("no internet; allow pypi.org:443, *.github.com; deny 2001:db8::/32\n");
+  const get = await runCli(["sandboxes", "get", sandbox.id], env);
+  expect(get.stdout).toMatch(/^network: +no internet; allow pypi\.org:443, \*\.github\.com;/m);
+
+  // This server opens no private address to sandboxes: allowing one is refused, naming it.
+  const refused = await runCli(
+    ["sandboxes", "network", sandbox.id, "--allow-out", "10.0.0.1"],
+    env,
+  );
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toContain('"10.0.0.1" is outside this server\'s egress policy');
+  expect(refused.stderr).toContain("VALIDATION_FAILED, HTTP 422");
+
+  expect((await runCli(["sandboxes", "delete", sandbox.id], env)).code).toBe(0);
+});

@@ -2,6 +2,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { defaultMaxRunningSandboxes } from "@sandbox-server/core";
+import { EgressEntryError, parseOperatorEgressPolicy } from "@sandbox-server/egress";
 import { DEFAULT_SANDBOX_IMAGE } from "@sandbox-server/runtime";
 import { z } from "zod";
 import { ConfigError } from "./config-error";
@@ -81,6 +82,23 @@ const EnvSchema = z.object({
   PROCESS_SANDBOXING: z.enum(["auto", "bwrap", "none"]).default("auto"),
   ALLOW_UNISOLATED_MULTI_USER: flag,
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: flag,
+  /**
+   * Non-public destinations sandboxes may reach (`127.0.0.1:11434,10.0.0.0/8`): comma-separated
+   * names, addresses or CIDRs with optional ports. Metadata addresses are refused; a loopback
+   * entry needs a port.
+   */
+  SANDBOX_EGRESS_ALLOW: z
+    .string()
+    .default("")
+    .transform((text, ctx) => {
+      try {
+        return parseOperatorEgressPolicy(text);
+      } catch (error) {
+        if (!(error instanceof EgressEntryError)) throw error;
+        ctx.addIssue({ code: "custom", message: `entry ${error.message}` });
+        return z.NEVER;
+      }
+    }),
   /** Bearer token for GET /metrics (admins' API keys work too). Never shown in errors (TOKEN). */
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   /**

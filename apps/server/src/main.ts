@@ -61,6 +61,7 @@ async function main() {
       maxRunningSandboxes: env.MAX_RUNNING_SANDBOXES,
       allowUnisolatedMultiUser: env.ALLOW_UNISOLATED_MULTI_USER,
       webhookAllowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      operatorEgress: env.SANDBOX_EGRESS_ALLOW,
       sandboxStartTimeoutMs: env.SANDBOX_START_TIMEOUT_MS,
       conversationStartTimeoutMs: env.CONVERSATION_START_TIMEOUT_MS,
       agentRequestTimeoutMs: env.AGENT_REQUEST_TIMEOUT_MS,

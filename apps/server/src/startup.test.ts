@@ -74,6 +74,16 @@ describe("configuration errors", () => {
       { SANDBOX_RUNTIME: "docker", DOCKER_HOST: "unix://relative" },
       /DOCKER_HOST/,
     ],
+    [
+      "a metadata address in SANDBOX_EGRESS_ALLOW",
+      { SANDBOX_EGRESS_ALLOW: "127.0.0.1:11434, 169.254.169.254" },
+      /SANDBOX_EGRESS_ALLOW entry "169\.254\.169\.254": the metadata address 169\.254\.169\.254 is never allowed/,
+    ],
+    [
+      "a loopback entry without a port in SANDBOX_EGRESS_ALLOW",
+      { SANDBOX_EGRESS_ALLOW: "127.0.0.1" },
+      /SANDBOX_EGRESS_ALLOW entry "127\.0\.0\.1": a host-loopback entry needs a port/,
+    ],
   ];
   it.each(cases)("%s: one line, exit 2", async (_name, env, message) => {
     const result = await runToExit(env);

@@ -6,7 +6,7 @@ import {
   readEvents,
   waitForExecution,
 } from "./agent";
-import { killAgentServer, startTestServer, type TestServer } from "./harness";
+import { addCommandSpec, killAgentServer, startTestServer, type TestServer } from "./harness";
 
 let t: TestServer;
 let alice: string;
@@ -97,20 +97,7 @@ describe("creating and reading conversations", () => {
 
   it("answers 503 with the reason when the sandbox cannot start, leaving nothing behind", async () => {
     const before = (await t.api("GET", "/api/v1/sandboxes/search", { key: bob })).body.items.length;
-    await t.server.core.deps.repos.specs.upsert({
-      id: "broken",
-      name: "broken",
-      description: "",
-      runtime: "any",
-      image: null,
-      command: ["/bin/false"],
-      workingDir: null,
-      initialEnv: {},
-      cpu: null,
-      memoryMb: null,
-      pids: null,
-      createdAt: Date.now(),
-    });
+    await addCommandSpec(t, "broken", ["/bin/false"]);
     const res = await t.api("POST", "/api/v1/app-conversations", {
       key: bob,
       body: { sandbox_spec_id: "broken" },

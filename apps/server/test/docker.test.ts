@@ -63,6 +63,7 @@ describe("docker sandboxes", () => {
       cpu: 1,
       memoryMb: 128,
       pids: 256,
+      network: null,
       createdAt: Date.now(),
     });
     const conv = await t.api("POST", "/api/v1/app-conversations", {

@@ -277,3 +277,22 @@ export async function killAgentServer(t: TestServer, sandboxId: string): Promise
     }
   }
 }
+
+/** Writes a spec that runs `command` (a process-runtime spec) straight into the server's store. */
+export async function addCommandSpec(t: TestServer, id: string, command: string[]): Promise<void> {
+  await t.server.core.deps.repos.specs.upsert({
+    id,
+    name: id,
+    description: "",
+    runtime: "any",
+    image: null,
+    command,
+    workingDir: null,
+    initialEnv: {},
+    cpu: null,
+    memoryMb: null,
+    pids: null,
+    network: null,
+    createdAt: Date.now(),
+  });
+}

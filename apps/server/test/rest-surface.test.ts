@@ -5,6 +5,7 @@ import {
   HttpStatus,
   procedureMetas,
 } from "@sandbox-server/core";
+import type { SandboxRuntime } from "@sandbox-server/runtime";
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_KEY, startTestServer, type TestServer } from "./harness";
@@ -105,6 +106,13 @@ describe("every procedure is served at its REST path with its success status", (
     await expectOk("GET /sandboxes/{id}", { params: id });
     await expectOk("GET /sandboxes", { query: `?id=${sandbox.id}` });
     const running = (await t.waitForStatus(sandbox.id, "RUNNING")).body;
+    // A runtime that cannot change a policy live answers 501: a stand-in takes the call there.
+    const runtime: SandboxRuntime = t.runtime;
+    runtime.setEgressPolicy ??= async () => undefined;
+    await expectOk("PATCH /sandboxes/{id}/network", {
+      params: id,
+      body: { deny_out: ["*.example.com"] },
+    });
     // Sandbox-scoped: the sandbox's session key, no API key.
     for (const [operation, params] of [
       ["GET /sandboxes/{id}/settings/secrets", id],

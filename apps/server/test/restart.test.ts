@@ -1,3 +1,4 @@
+import { DEFAULT_SANDBOX_EGRESS } from "@sandbox-server/egress";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { readEvents, waitForExecution } from "./agent";
 import { killAgentServer, startTestServer, type TestServer } from "./harness";
@@ -92,6 +93,7 @@ it("relaunches acknowledged sandboxes that are gone after a restart, and keeps a
     agentServerUrl: null,
     labels: {},
     env: {},
+    network: DEFAULT_SANDBOX_EGRESS,
     lastActivityAt: null,
     createdAt: now,
     updatedAt: now,

@@ -1,4 +1,5 @@
 import { appRouter, createContextInner } from "@sandbox-server/core";
+import { DEFAULT_SANDBOX_EGRESS } from "@sandbox-server/egress";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_KEY, killAgentServer, startTestServer, type TestServer } from "./harness";
 
@@ -178,6 +179,7 @@ describe("search", () => {
         agentServerUrl: null,
         labels,
         env: {},
+        network: DEFAULT_SANDBOX_EGRESS,
         lastActivityAt: null,
         createdAt,
         updatedAt: createdAt,

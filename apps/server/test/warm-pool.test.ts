@@ -1,5 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { SandboxRow } from "@sandbox-server/db";
+import { parseEgressEntry, type SandboxEgressPolicy } from "@sandbox-server/egress";
+import type { SandboxRuntime } from "@sandbox-server/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { killAgentServer, startTestServer, type TestServer } from "./harness";
 
@@ -186,5 +188,50 @@ describe("warm pool", () => {
     expect(res.status).toBe(201);
     expect(before).toContain(res.body.id);
     expect(await agentStatus(res.body.agent_server_url, res.body.session_api_key)).toBe(200);
+    expect((await t.api("DELETE", `/api/v1/sandboxes/${res.body.id}`, { key: alice })).status).toBe(
+      200,
+    );
+  });
+
+  it("a create with its own egress policy claims a member only where the runtime can apply it", async () => {
+    const network = { allow_internet: false, allow_out: ["pypi.org:443"], deny_out: [] };
+    const runtime: SandboxRuntime = t.runtime;
+    // A runtime that cannot change a policy live: a new sandbox, never a pool member.
+    Object.assign(runtime, { setEgressPolicy: undefined });
+    let members = new Set((await poolOf(POOL)).map((m) => m.id));
+    const fresh = await t.api("POST", "/api/v1/sandboxes", { key: bob, body: { network } });
+    expect(fresh.status).toBe(201);
+    expect(members.has(fresh.body.id)).toBe(false);
+    expect(fresh.body.network).toEqual(network);
+    await t.waitForStatus(fresh.body.id, "RUNNING", bob);
+    expect((await t.api("DELETE", `/api/v1/sandboxes/${fresh.body.id}`, { key: bob })).status).toBe(
+      200,
+    );
+    // A runtime that can: the member gets the policy while it is still the pool's, then is claimed.
+    const applied: { id: string; policy: SandboxEgressPolicy; owner?: string }[] = [];
+    Object.assign(runtime, {
+      setEgressPolicy: async (id: string, policy: SandboxEgressPolicy) => {
+        const row = await t.server.core.deps.repos.sandboxes.get(id);
+        applied.push({ id, policy, ...(row ? { owner: row.ownerId } : {}) });
+      },
+    });
+    members = new Set((await poolOf(POOL)).map((m) => m.id));
+    const claimed = await t.api("POST", "/api/v1/sandboxes", { key: bob, body: { network } });
+    expect(claimed.status).toBe(201);
+    expect(claimed.body.status).toBe("RUNNING");
+    expect(members.has(claimed.body.id)).toBe(true);
+    expect(claimed.body.network).toEqual(network);
+    expect(applied).toEqual([
+      {
+        id: claimed.body.id,
+        owner: POOL_OWNER,
+        policy: { allowInternet: false, allowOut: [parseEgressEntry("pypi.org:443")], denyOut: [] },
+      },
+    ]);
+    const read = await t.api("GET", `/api/v1/sandboxes/${claimed.body.id}`, { key: bob });
+    expect(read.body.network).toEqual(network);
+    expect(
+      (await t.api("DELETE", `/api/v1/sandboxes/${claimed.body.id}`, { key: bob })).status,
+    ).toBe(200);
   });
 });

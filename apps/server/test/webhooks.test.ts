@@ -202,6 +202,7 @@ describe("the OpenAPI document's webhooks section", () => {
       "ConversationErrorEvent",
       "sandbox.status_changed",
       "sandbox.deleted",
+      "sandbox.egress_denied",
     ]);
     type Item = {
       post: {

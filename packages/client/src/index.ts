@@ -25,6 +25,7 @@ export type {
   ConversationEvent,
   ExecutionStatus,
   Sandbox,
+  SandboxNetwork,
   SandboxStatus,
 } from "./types";
 export {

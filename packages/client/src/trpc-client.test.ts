@@ -62,3 +62,23 @@ it("describes a wrong key, bad input and an unreachable server in one shape", as
     message: "cannot reach the server (ECONNREFUSED)",
   });
 });
+
+it("sets a sandbox's egress policy at create and names a malformed entry", async () => {
+  const client = createSandboxClient({ url, apiKey });
+  const sandbox = await client.sandboxes.start.mutate({
+    network: { allow_internet: false, allow_out: ["PyPI.org:443"] },
+  });
+  expect(sandbox.network).toEqual({
+    allow_internet: false,
+    allow_out: ["pypi.org:443"],
+    deny_out: [],
+  });
+  await client.sandboxes.delete.mutate({ id: sandbox.id });
+  const invalid = await client.sandboxes.start
+    .mutate({ network: { deny_out: ["pypi.org:http"] } })
+    .catch((e: unknown) => e);
+  const described = describeClientError(invalid);
+  expect(described.status).toBe(422);
+  expect(described.issues?.[0]).toMatchObject({ path: ["network", "deny_out", 0] });
+  expect(described.issues?.[0]?.message).toContain('"pypi.org:http"');
+});

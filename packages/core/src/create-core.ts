@@ -15,6 +15,7 @@ import { newReplicaId } from "./replicas/replica-id";
 import { SandboxLocks } from "./replicas/sandbox-locks";
 import { builtinSpecs } from "./sandbox-specs/builtin";
 import { defaultMaxRunningSandboxes } from "./sandboxes/default-limit";
+import { watchEgressDenials } from "./sandboxes/egress-denials";
 import { ForwardGate } from "./sandboxes/forward-gate";
 import { SandboxSupervisor } from "./sandboxes/supervisor";
 import { ensurePoolOwner } from "./sandboxes/warm-pool/pool-state";
@@ -48,6 +49,7 @@ export const defaultConfig: CoreConfig = {
   leaseTtlMs: 15_000,
   leaseRenewMs: 5_000,
   followerScanIntervalMs: 2_000,
+  operatorEgress: { allow: [] },
 };
 
 export interface CreateCoreOptions {
@@ -135,6 +137,7 @@ export function createCore(options: CreateCoreOptions): Core {
   );
   const webhookWorker = new DeliveryWorker(deps);
   let unwatchLifecycle: (() => void) | null = null;
+  let unwatchDenials: (() => void) | null = null;
   // The background duties: exactly one replica runs them (the duties lease holder).
   let leading = false;
   const duties = {
@@ -176,6 +179,8 @@ export function createCore(options: CreateCoreOptions): Core {
       }
       // Before reconciling, so that the status moves it makes reach webhooks and followers too.
       unwatchLifecycle = watchSandboxLifecycle(deps);
+      // On every replica: each one's runtime reports what its own enforcers refused.
+      unwatchDenials = watchEgressDenials(deps);
       if (config.warmPoolSize > 0) await ensurePoolOwner(deps);
       if (lease) {
         options.log.info(
@@ -191,6 +196,7 @@ export function createCore(options: CreateCoreOptions): Core {
       if (lease) await lease.stop();
       else await duties.stop();
       unwatchLifecycle?.();
+      unwatchDenials?.();
       await deps.agents.close();
     },
   };

@@ -1,5 +1,6 @@
 import { EventEmitter } from "node:events";
 import type { ConversationRow, Repositories, SandboxRow, User } from "@sandbox-server/db";
+import type { OperatorEgressPolicy } from "@sandbox-server/egress";
 import type { SandboxRuntime } from "@sandbox-server/runtime";
 import type { AgentServerClient } from "./agent-client";
 import type { Logger } from "./logger";
@@ -71,6 +72,11 @@ export interface CoreConfig {
    * conversations other replicas created or moved, to follow their events.
    */
   followerScanIntervalMs: number;
+  /**
+   * The non-public destinations sandboxes may reach (`SANDBOX_EGRESS_ALLOW`): an `allow_out`
+   * entry outside them is refused at create and PATCH.
+   */
+  operatorEgress: OperatorEgressPolicy;
 }
 
 export interface WebhookTarget {

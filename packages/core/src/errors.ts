@@ -98,6 +98,12 @@ export const errorCodes = {
     message: "Not possible in the sandbox's current status",
   },
   SANDBOX_NOT_RUNNING: { status: 409, trpc: "CONFLICT", message: "The sandbox is not running" },
+  /** The runtime has no `setEgressPolicy`: a sandbox keeps the policy it was started with. */
+  EGRESS_POLICY_NOT_LIVE: {
+    status: 501,
+    trpc: "NOT_IMPLEMENTED",
+    message: "This server's runtime cannot change a sandbox's egress policy after its start",
+  },
   CONVERSATION_ARCHIVED: {
     status: 410,
     trpc: "PRECONDITION_FAILED",

@@ -23,6 +23,10 @@ export interface CoreMetrics {
   webhookAttempt(outcome: DeliveryOutcome): void;
   /** Seconds between an event's own timestamp and when the control plane stored it. */
   eventStored(lagSeconds: number): void;
+  /** A connection of the sandbox that its runtime's egress enforcer refused. */
+  egressDenied(sandboxId: string): void;
+  /** The sandbox is gone: its per-sandbox series go too. */
+  sandboxDeleted(sandboxId: string): void;
 }
 
 const forwardOutcomes: Partial<Record<ErrorCode, ForwardOutcome>> = {

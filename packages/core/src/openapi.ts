@@ -46,6 +46,7 @@ const responseText: [ErrorCode, string][] = [
   ["UNSUPPORTED_MEDIA_TYPE", "Request body is not uncompressed JSON"],
   ["VALIDATION_FAILED", "Validation error"],
   ["SANDBOX_LIMIT_REACHED", "Sandbox limit reached"],
+  ["EGRESS_POLICY_NOT_LIVE", "Not possible with this server's runtime"],
   ["SANDBOX_UNAVAILABLE", "Sandbox or agent server unavailable"],
 ];
 const statusText = new Map(

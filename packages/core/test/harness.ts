@@ -144,6 +144,7 @@ export async function createTestCore(options: TestCoreOptions = {}): Promise<Tes
         cpu: null,
         memoryMb: null,
         pids: null,
+        network: null,
         createdAt: deps.now(),
         ...spec,
       };

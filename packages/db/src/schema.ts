@@ -1,3 +1,4 @@
+import { DEFAULT_SANDBOX_EGRESS, type SandboxEgressPolicy } from "@sandbox-server/egress";
 import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /** Times are Unix epoch milliseconds; the API renders them as ISO strings. */
@@ -49,6 +50,8 @@ export const sandboxSpecs = sqliteTable("sandbox_specs", {
   cpu: real("cpu"),
   memoryMb: integer("memory_mb"),
   pids: integer("pids"),
+  /** The egress policy of the spec's sandboxes unless a create sets one; null: the server's default. */
+  network: text("network", { mode: "json" }).$type<SandboxEgressPolicy>(),
   createdAt: createdAt(),
 });
 
@@ -68,6 +71,11 @@ export const sandboxes = sqliteTable(
     agentServerUrl: text("agent_server_url"),
     labels: text("labels", { mode: "json" }).$type<Record<string, string>>().notNull(),
     env: text("env", { mode: "json" }).$type<Record<string, string>>().notNull(),
+    /** The egress policy in force (allow_internet, allow_out, deny_out). */
+    network: text("network", { mode: "json" })
+      .$type<SandboxEgressPolicy>()
+      .notNull()
+      .default(DEFAULT_SANDBOX_EGRESS),
     lastActivityAt: integer("last_activity_at"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),

@@ -27,7 +27,10 @@ const METADATA_ADDRESSES = [
 ].map((a) => ipaddr.parse(a).toNormalizedString());
 
 /** Names of metadata services that must be refused before any DNS lookup. */
-const METADATA_NAMES = new Set(["metadata.google.internal", "metadata.goog"]);
+export const METADATA_NAMES: ReadonlySet<string> = new Set([
+  "metadata.google.internal",
+  "metadata.goog",
+]);
 
 const RANGE_CLASSES: Record<string, AddressClass> = {
   unicast: "public",

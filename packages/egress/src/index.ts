@@ -1,2 +1,9 @@
 export * from "./classify-address";
+export {
+  decideEgress,
+  type EgressConnection,
+  matches as egressTargetMatches,
+} from "./decide-egress";
+export { checkWithinOperator, parseOperatorEgressPolicy } from "./operator-policy";
+export { EgressEntryError, formatEgressTarget, parseEgressEntry } from "./parse-entry";
 export * from "./policy";

@@ -18,9 +18,19 @@ export function printSandbox(out: Output, sandbox: Sandbox): void {
     ["spec", sandbox.sandbox_spec_id],
     ["agent server", orDash(sandbox.agent_server_url)],
     ["labels", formatLabels(sandbox.labels)],
+    ["network", formatNetwork(sandbox.network)],
     ["created", shortTime(sandbox.created_at)],
     ["updated", shortTime(sandbox.updated_at)],
   ]);
+}
+
+/** `internet; allow pypi.org, 127.0.0.1:11434; deny *.example.com` */
+export function formatNetwork(network: Sandbox["network"]): string {
+  return [
+    network.allow_internet ? "internet" : "no internet",
+    ...(network.allow_out.length > 0 ? [`allow ${network.allow_out.join(", ")}`] : []),
+    ...(network.deny_out.length > 0 ? [`deny ${network.deny_out.join(", ")}`] : []),
+  ].join("; ");
 }
 
 function conversationState(c: AppConversation): string {

@@ -7,8 +7,8 @@ import {
 import { type Command, Option } from "commander";
 import type { CommandContext, JsonOption } from "../context";
 import { printJson, printTable } from "../output";
-import { collectPair, pageSize, positiveNumber } from "../parse";
-import { printSandbox, sandboxColumns } from "./render";
+import { collectList, collectPair, pageSize, positiveNumber } from "../parse";
+import { formatNetwork, printSandbox, sandboxColumns } from "./render";
 
 const statuses: SandboxStatus[] = ["STARTING", "RUNNING", "PAUSED", "STOPPING", "ERROR"];
 
@@ -20,12 +20,49 @@ interface ListOptions extends JsonOption {
   all?: boolean;
 }
 
-interface CreateOptions extends JsonOption {
+interface NetworkOptions {
+  internet?: boolean;
+  allowOut?: string[];
+  denyOut?: string[];
+  clearAllowOut?: boolean;
+  clearDenyOut?: boolean;
+}
+
+interface CreateOptions extends JsonOption, NetworkOptions {
   spec?: string;
   label?: Record<string, string>;
   env?: Record<string, string>;
   wait?: boolean;
   timeout: number;
+}
+
+type NetworkInput = NonNullable<RouterInputs["sandboxes"]["start"]["network"]>;
+
+/** The fields the options set; undefined when they set none (the spec's default then holds). */
+function networkInput(options: NetworkOptions): NetworkInput | undefined {
+  const input: NetworkInput = {
+    ...(options.internet !== undefined ? { allow_internet: options.internet } : {}),
+    ...(options.allowOut || options.clearAllowOut ? { allow_out: options.allowOut ?? [] } : {}),
+    ...(options.denyOut || options.clearDenyOut ? { deny_out: options.denyOut ?? [] } : {}),
+  };
+  return Object.keys(input).length > 0 ? input : undefined;
+}
+
+/** The egress options of `create` and `network`. */
+function withNetworkOptions(command: Command): Command {
+  return command
+    .option("--internet", "allow public destinations (the default unless the spec says otherwise)")
+    .option("--no-internet", "allow only what --allow-out names")
+    .option(
+      "--allow-out <entry>",
+      "always allow a destination: pypi.org, *.github.com, 10.0.0.0/8, [::1]:11434 (repeatable)",
+      collectList,
+    )
+    .option(
+      "--deny-out <entry>",
+      "refuse a destination unless --allow-out names it (repeatable)",
+      collectList,
+    );
 }
 
 interface WaitOptions extends JsonOption {
@@ -74,12 +111,17 @@ export function registerSandboxes(program: Command, ctx: CommandContext): void {
     .option("--json", "print a JSON array (for scripts)")
     .action((options: ListOptions) => listSandboxes(ctx, options));
 
-  sandboxes
+  const create = sandboxes
     .command("create")
     .description("start a sandbox (STARTING at once; RUNNING once its agent server answers)")
     .option("--spec <id>", "sandbox spec to start from (default: the built-in spec)")
     .option("--label <key=value>", "a label, repeatable", collectPair)
-    .option("--env <KEY=VALUE>", "an environment variable for the sandbox, repeatable", collectPair)
+    .option(
+      "--env <KEY=VALUE>",
+      "an environment variable for the sandbox, repeatable",
+      collectPair,
+    );
+  withNetworkOptions(create)
     .option("--wait", "wait until it is RUNNING")
     .option("--timeout <seconds>", "how long --wait waits", positiveNumber, 60)
     .option("--json", "print JSON (for scripts)")
@@ -89,6 +131,7 @@ export function registerSandboxes(program: Command, ctx: CommandContext): void {
         sandbox_spec_id: options.spec,
         labels: options.label,
         env: options.env,
+        network: networkInput(options),
       });
       if (options.wait) {
         sandbox = await waitForSandboxStatus(client, sandbox.id, "RUNNING", {
@@ -121,6 +164,26 @@ export function registerSandboxes(program: Command, ctx: CommandContext): void {
         show(ctx, await ctx.session.client().sandboxes[verb].mutate({ id }), options);
       });
   }
+
+  const network = sandboxes
+    .command("network")
+    .description(
+      "show a sandbox's egress policy, or change it (RUNNING or PAUSED): the options given replace those fields",
+    )
+    .argument("<id>", "sandbox id");
+  withNetworkOptions(network)
+    .option("--clear-allow-out", "remove every --allow-out entry")
+    .option("--clear-deny-out", "remove every --deny-out entry")
+    .option("--json", "print JSON (for scripts)")
+    .action(async (id: string, options: NetworkOptions & JsonOption) => {
+      const client = ctx.session.client();
+      const input = networkInput(options);
+      const sandbox = input
+        ? await client.sandboxes.updateNetwork.mutate({ id, ...input })
+        : await client.sandboxes.get.query({ id });
+      if (options.json) printJson(ctx.out, sandbox.network);
+      else ctx.out.write(`${formatNetwork(sandbox.network)}\n`);
+    });
 
   sandboxes
     .command("delete")

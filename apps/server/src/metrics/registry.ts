@@ -42,6 +42,12 @@ export function createServerMetrics(): ServerMetrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
     registers: [registry],
   });
+  const egressDenied = new Counter({
+    name: "sandbox_server_sandbox_egress_denied_total",
+    help: "Connections a sandbox's egress policy refused, by sandbox (a deleted sandbox's series goes)",
+    labelNames: ["sandbox_id"] as const,
+    registers: [registry],
+  });
   let core: Core | null = null;
   new Gauge({
     name: "sandbox_server_sandboxes",
@@ -73,6 +79,8 @@ export function createServerMetrics(): ServerMetrics {
       forward: (outcome) => forwards.inc({ outcome }),
       webhookAttempt: (outcome) => attempts.inc({ outcome }),
       eventStored: (seconds) => lag.observe(Math.max(0, seconds)),
+      egressDenied: (sandboxId) => egressDenied.inc({ sandbox_id: sandboxId }),
+      sandboxDeleted: (sandboxId) => egressDenied.remove({ sandbox_id: sandboxId }),
     },
     observeRequest(method, route, status, seconds) {
       requests.observe(method, route, status, seconds);

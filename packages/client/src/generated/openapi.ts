@@ -154,6 +154,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/sandboxes/{id}/network": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change a sandbox's egress policy
+     * @description Replaces the fields present (`allow_internet`, `allow_out`, `deny_out`) of a RUNNING or PAUSED sandbox's egress policy; new connections follow it at once. Any other status is 409 with the current one; a runtime that cannot change a policy live answers 501. An `allow_out` entry outside the server's SANDBOX_EGRESS_ALLOW is 422 naming it.
+     */
+    patch: operations["update_sandbox_network_api_v1_sandboxes__id__network_patch"];
+    trace?: never;
+  };
   "/api/v1/sandbox-specs/search": {
     parameters: {
       query?: never;
@@ -848,11 +868,39 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  "sandbox.egress_denied": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * sandbox.egress_denied delivered to a registered webhook
+     * @description Sent in the Standard Webhooks format (https://www.standardwebhooks.com): verify with any `standardwebhooks` library and the webhook's secret. At-least-once; retried with backoff until a 2xx answer.
+     */
+    post: operations["webhook_sandbox_egress_denied"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface components {
   schemas: {
     /** @enum {string} */
     SandboxStatus: "STARTING" | "RUNNING" | "PAUSED" | "STOPPING" | "ERROR";
+    SandboxNetworkInput: {
+      /** @description Public (global unicast) destinations are allowed unless `deny_out` matches */
+      allow_internet?: boolean;
+      /** @description Always allowed, over `deny_out` and `allow_internet: false`. A non-public address or network must lie inside the operator's SANDBOX_EGRESS_ALLOW; a name never opens a non-public address the operator did not */
+      allow_out?: string[];
+      /** @description Refused unless `allow_out` matches */
+      deny_out?: string[];
+    };
     /** @enum {string} */
     EventKind:
       | "MessageEvent"
@@ -882,7 +930,8 @@ export interface components {
       | "AgentErrorEvent"
       | "ConversationErrorEvent"
       | "sandbox.status_changed"
-      | "sandbox.deleted";
+      | "sandbox.deleted"
+      | "sandbox.egress_denied";
     /** @enum {string} */
     WebhookDeliveryStatus: "pending" | "succeeded" | "failed";
     SandboxPage: {
@@ -907,12 +956,19 @@ export interface components {
       labels: {
         [key: string]: string;
       };
+      /** @description The egress policy in force */
+      network: components["schemas"]["SandboxNetwork"];
     };
     ExposedUrl: {
       /** @description `AGENT_SERVER` (the agent server's base URL); our specs expose nothing else */
       name: string;
       url: string;
       port: number;
+    };
+    SandboxNetwork: {
+      allow_internet: boolean;
+      allow_out: string[];
+      deny_out: string[];
     };
     SandboxBatch: (components["schemas"]["Sandbox"] | null)[];
     SecretNamesResponse: {
@@ -942,6 +998,8 @@ export interface components {
       pids: number | null;
       /** @description How this server isolates sandboxes of the spec: container (Docker), namespaces (bubblewrap) or none (plain processes: for one person and their own agents). Null when this server cannot run the spec. */
       isolation: ("none" | "namespaces" | "container") | null;
+      /** @description The egress policy of the spec's sandboxes, unless a create sets its own */
+      network: components["schemas"]["SandboxNetwork"];
       /** @description UTC ISO 8601 timestamp */
       created_at: string;
     };
@@ -1502,6 +1560,8 @@ export interface operations {
           env?: {
             [key: string]: string;
           };
+          /** @description What the sandbox may connect to; fields absent here come from the spec's default (every public destination, no private one) */
+          network?: components["schemas"]["SandboxNetworkInput"];
         };
       };
     };
@@ -2052,6 +2112,112 @@ export interface operations {
       };
       /** @description Validation error */
       422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  update_sandbox_network_api_v1_sandboxes__id__network_patch: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Sandbox id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description Public (global unicast) destinations are allowed unless `deny_out` matches */
+          allow_internet?: boolean;
+          /** @description Always allowed, over `deny_out` and `allow_internet: false`. A non-public address or network must lie inside the operator's SANDBOX_EGRESS_ALLOW; a name never opens a non-public address the operator did not */
+          allow_out?: string[];
+          /** @description Refused unless `allow_out` matches */
+          deny_out?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Sandbox"];
+        };
+      };
+      /** @description Missing or invalid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict with the sandbox's current status */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body is not uncompressed JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not possible with this server's runtime */
+      501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Sandbox or agent server unavailable */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -4582,6 +4748,55 @@ export interface operations {
           conversation_id: null;
           data: {
             sandbox_id: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Received; any other answer (or none) is retried */
+      "2XX": {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  webhook_sandbox_egress_denied: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The delivery's id, the same on every attempt: dedupe on it */
+        "webhook-id": string;
+        /** @description Unix seconds when this attempt was signed */
+        "webhook-timestamp": string;
+        /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}` under the key the webhook's `whsec_` secret encodes */
+        "webhook-signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description Generated for this occurrence */
+          event_id: string;
+          /** @constant */
+          kind: "sandbox.egress_denied";
+          /** Format: date-time */
+          occurred_at: string;
+          sandbox_id: string | null;
+          conversation_id: null;
+          /** @description A connection the sandbox's egress policy refused. At most one event per destination per minute; `denied` counts the refusals since the previous event for it. */
+          data: {
+            sandbox_id: string;
+            /** @description `host:port` or `address:port` (IPv6 in brackets), as the sandbox asked */
+            destination: string;
+            /** @description What refused it: `metadata`, `deny_out <entry>`, `allow_internet false`, `private range (<class>)` */
+            rule: string;
+            denied: number;
+            /** Format: date-time */
+            first_denied_at: string;
           };
         };
       };

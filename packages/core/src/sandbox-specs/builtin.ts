@@ -18,6 +18,7 @@ export function builtinSpecs(now: number, image = DEFAULT_SANDBOX_IMAGE): Sandbo
       cpu: 1,
       memoryMb: 1024,
       pids: 512,
+      network: null,
       createdAt: now,
     },
   ];

@@ -1,6 +1,8 @@
 import type { SandboxSpecRow } from "@sandbox-server/db";
 import type { IsolationLevel } from "@sandbox-server/runtime";
 import { z } from "zod";
+import { SandboxNetwork } from "../sandboxes/network-contracts";
+import { specEgressPolicy, toSandboxNetwork } from "../sandboxes/service/egress-policy";
 import { pageInput, pageOf, Timestamp } from "../shared/contracts";
 import { iso } from "../shared/time";
 
@@ -23,6 +25,9 @@ export const SandboxSpec = z
       .describe(
         "How this server isolates sandboxes of the spec: container (Docker), namespaces (bubblewrap) or none (plain processes: for one person and their own agents). Null when this server cannot run the spec.",
       ),
+    network: SandboxNetwork.describe(
+      "The egress policy of the spec's sandboxes, unless a create sets its own",
+    ),
     created_at: Timestamp,
   })
   .meta({ id: "SandboxSpec" });
@@ -50,6 +55,7 @@ export function toSandboxSpec(
     memory_mb: row.memoryMb,
     pids: row.pids,
     isolation: runnable ? runtime.isolation : null,
+    network: toSandboxNetwork(specEgressPolicy(row)),
     created_at: iso(row.createdAt),
   };
 }

@@ -2,6 +2,8 @@ import type { SandboxRow } from "@sandbox-server/db";
 import { z } from "zod";
 import { EnvVars, Labels, pageInput, pageOf, Timestamp } from "../shared/contracts";
 import { iso } from "../shared/time";
+import { SandboxNetwork, SandboxNetworkInput } from "./network-contracts";
+import { toSandboxNetwork } from "./service/egress-policy";
 
 export const sandboxStatuses = ["STARTING", "RUNNING", "PAUSED", "STOPPING", "ERROR"] as const;
 export const SandboxStatus = z.enum(sandboxStatuses).meta({ id: "SandboxStatus" });
@@ -30,6 +32,7 @@ export const Sandbox = z
     exposed_urls: z.array(ExposedUrl),
     status_detail: z.string().nullable(),
     labels: z.record(z.string(), z.string()),
+    network: SandboxNetwork.describe("The egress policy in force"),
   })
   .meta({ id: "Sandbox" });
 export type Sandbox = z.infer<typeof Sandbox>;
@@ -54,6 +57,9 @@ export const StartSandboxInput = z.object({
     .describe("In the body or the query (`POST /sandboxes?sandbox_spec_id=`)"),
   labels: Labels.optional(),
   env: EnvVars.optional(),
+  network: SandboxNetworkInput.optional().describe(
+    "What the sandbox may connect to; fields absent here come from the spec's default (every public destination, no private one)",
+  ),
 });
 export type StartSandboxInput = z.infer<typeof StartSandboxInput>;
 
@@ -103,6 +109,7 @@ export function toSandbox(row: SandboxRow): Sandbox {
     exposed_urls: url ? [{ name: "AGENT_SERVER", url, port: portOf(url) }] : [],
     status_detail: row.statusDetail,
     labels: row.labels,
+    network: toSandboxNetwork(row.network),
   };
 }
 

@@ -9,6 +9,7 @@ import { pauseSandbox } from "./pause-sandbox";
 import { resumeSandbox } from "./resume-sandbox";
 import { searchSandboxes } from "./search-sandboxes";
 import { startSandbox } from "./start-sandbox";
+import { updateSandboxNetwork } from "./update-sandbox-network";
 
 export const sandboxesRouter = router({
   search: searchSandboxes,
@@ -21,4 +22,6 @@ export const sandboxesRouter = router({
   deleteByQuery: deleteSandboxByQuery,
   listSecrets: listSandboxSecrets,
   getSecret: getSandboxSecret,
+  // After delete: the REST route table lists methods in the order they are first declared.
+  updateNetwork: updateSandboxNetwork,
 });

@@ -16,6 +16,7 @@ export const webhookEventKinds = [
   "ConversationErrorEvent",
   "sandbox.status_changed",
   "sandbox.deleted",
+  "sandbox.egress_denied",
 ] as const;
 export const WebhookEventKind = z.enum(webhookEventKinds).meta({ id: "WebhookEventKind" });
 

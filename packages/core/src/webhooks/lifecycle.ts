@@ -6,34 +6,45 @@ import { iso } from "../shared/time";
 import { queueDeliveries } from "./service/queue-deliveries";
 
 /**
+ * Queues one sandbox event (`sandbox.*`) for the owner's webhooks. Runs after what it reports
+ * (a lifecycle move, a refused connection): a failure here is logged and never reaches that.
+ */
+export async function queueSandboxEvent(
+  deps: CoreDeps,
+  sandbox: Pick<SandboxRow, "id" | "ownerId">,
+  kind: string,
+  data: Record<string, unknown>,
+): Promise<void> {
+  try {
+    const occurrence = {
+      ownerId: sandbox.ownerId,
+      stream: `sandbox:${sandbox.id}`,
+      payload: {
+        event_id: newId("evt"),
+        kind,
+        occurred_at: iso(deps.now()),
+        sandbox_id: sandbox.id,
+        conversation_id: null,
+        data,
+      },
+    };
+    const queued = await deps.transaction((tx) => queueDeliveries(deps, occurrence, tx));
+    if (queued > 0) deps.events.emit("webhooks.queued");
+  } catch (error) {
+    deps.log.error(
+      { sandboxId: sandbox.id, kind, reason: errorMessage(error) },
+      "queueing a sandbox webhook failed",
+    );
+  }
+}
+
+/**
  * Queues sandbox lifecycle events (`sandbox.status_changed`, `sandbox.deleted`) for the owner's
  * webhooks as they happen. Returns the function that stops watching.
  */
 export function watchSandboxLifecycle(deps: CoreDeps): () => void {
-  const queue = async (sandbox: SandboxRow, kind: string, data: Record<string, unknown>) => {
-    // Runs after the lifecycle move that emitted it: a failure here must never reach that move.
-    try {
-      const occurrence = {
-        ownerId: sandbox.ownerId,
-        stream: `sandbox:${sandbox.id}`,
-        payload: {
-          event_id: newId("evt"),
-          kind,
-          occurred_at: iso(deps.now()),
-          sandbox_id: sandbox.id,
-          conversation_id: null,
-          data,
-        },
-      };
-      const queued = await deps.transaction((tx) => queueDeliveries(deps, occurrence, tx));
-      if (queued > 0) deps.events.emit("webhooks.queued");
-    } catch (error) {
-      deps.log.error(
-        { sandboxId: sandbox.id, kind, reason: errorMessage(error) },
-        "queueing a lifecycle webhook failed",
-      );
-    }
-  };
+  const queue = (sandbox: SandboxRow, kind: string, data: Record<string, unknown>) =>
+    queueSandboxEvent(deps, sandbox, kind, data);
   const onStatus = ({ sandbox, previousStatus }: SandboxStatusChange) =>
     void queue(sandbox, "sandbox.status_changed", {
       sandbox_id: sandbox.id,

@@ -22,6 +22,26 @@ const lifecycleData: Record<string, SchemaObject> = {
     required: ["sandbox_id"],
     properties: { sandbox_id: { type: "string" } },
   },
+  "sandbox.egress_denied": {
+    type: "object",
+    description:
+      "A connection the sandbox's egress policy refused. At most one event per destination per minute; `denied` counts the refusals since the previous event for it.",
+    required: ["sandbox_id", "destination", "rule", "denied", "first_denied_at"],
+    properties: {
+      sandbox_id: { type: "string" },
+      destination: {
+        type: "string",
+        description: "`host:port` or `address:port` (IPv6 in brackets), as the sandbox asked",
+      },
+      rule: {
+        type: "string",
+        description:
+          "What refused it: `metadata`, `deny_out <entry>`, `allow_internet false`, `private range (<class>)`",
+      },
+      denied: { type: "integer", minimum: 1 },
+      first_denied_at: { type: "string", format: "date-time" },
+    },
+  },
 };
 
 const headers = [

@@ -1,11 +1,22 @@
+import { DEFAULT_SANDBOX_EGRESS, type SandboxEgressPolicy } from "@sandbox-server/egress";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { storeAdapters } from "../../test/stores";
+import { type OpenedStore, storeAdapters } from "../../test/stores";
 import { InvalidPageIdError } from "../paging";
-import type { SandboxFilter, SandboxRow } from "../port/rows";
+import type { SandboxFilter, SandboxRow, SandboxSpecRow } from "../port/rows";
 import type { Store } from "../port/store";
 
 let store: Store;
 let repos: Store;
+let opened: OpenedStore;
+
+const narrowed: SandboxEgressPolicy = {
+  allowInternet: false,
+  allowOut: [
+    { kind: "host", name: "github.com", wildcard: true, port: 443 },
+    { kind: "cidr", cidr: "127.0.0.1/32", port: 11434 },
+  ],
+  denyOut: [{ kind: "cidr", cidr: "2001:db8::/32", port: null }],
+};
 
 function sandbox(id: string, createdAt: number, extra: Partial<SandboxRow> = {}): SandboxRow {
   return {
@@ -19,6 +30,7 @@ function sandbox(id: string, createdAt: number, extra: Partial<SandboxRow> = {})
     agentServerUrl: null,
     labels: {},
     env: {},
+    network: DEFAULT_SANDBOX_EGRESS,
     lastActivityAt: null,
     createdAt,
     updatedAt: createdAt,
@@ -26,10 +38,29 @@ function sandbox(id: string, createdAt: number, extra: Partial<SandboxRow> = {})
   };
 }
 
+function spec(network: SandboxEgressPolicy | null): SandboxSpecRow {
+  return {
+    id: "narrow",
+    name: "narrow",
+    description: "",
+    runtime: "any",
+    image: null,
+    command: null,
+    workingDir: null,
+    initialEnv: {},
+    cpu: null,
+    memoryMb: null,
+    pids: null,
+    network,
+    createdAt: 1,
+  };
+}
+
 /** The same contract for every adapter of the store port. */
 describe.each(storeAdapters())("$name store", (adapter) => {
   beforeEach(async () => {
-    store = (await adapter.open()).store;
+    opened = await adapter.open();
+    store = opened.store;
     repos = store;
     await repos.users.insert({ id: "usr_a", name: "a", isAdmin: false, createdAt: 1 });
     await repos.users.insert({ id: "usr_b", name: "b", isAdmin: false, createdAt: 1 });
@@ -82,6 +113,33 @@ describe.each(storeAdapters())("$name store", (adapter) => {
       await expect(
         repos.sandboxes.search({ ownerId: "usr_a" }, { limit: 2, pageId: "junk" }),
       ).rejects.toThrow(InvalidPageIdError);
+    });
+  });
+
+  describe("egress policies", () => {
+    it("keeps a sandbox's policy through insert, reads and update", async () => {
+      await repos.sandboxes.insert(sandbox("sb_1", 1, { network: narrowed }));
+      expect((await repos.sandboxes.get("sb_1"))?.network).toEqual(narrowed);
+      const page = await repos.sandboxes.search({ ownerId: "usr_a" }, { limit: 10 });
+      expect(page.items[0]?.network).toEqual(narrowed);
+      const updated = await repos.sandboxes.update("sb_1", { network: DEFAULT_SANDBOX_EGRESS });
+      expect(updated?.network).toEqual(DEFAULT_SANDBOX_EGRESS);
+      expect((await repos.sandboxes.get("sb_1"))?.network).toEqual(DEFAULT_SANDBOX_EGRESS);
+    });
+
+    it("stores the policy as JSON in the sandbox's network column", async () => {
+      await repos.sandboxes.insert(sandbox("sb_2", 1, { network: narrowed }));
+      const [row] = await opened.raw("SELECT network FROM sandboxes WHERE id = 'sb_2'");
+      const stored = row?.network;
+      // SQLite gives the JSON text, PostgreSQL the parsed jsonb.
+      expect(typeof stored === "string" ? JSON.parse(stored) : stored).toEqual(narrowed);
+    });
+
+    it("keeps a spec's default policy, null when it has none", async () => {
+      await repos.specs.upsert(spec(null));
+      expect((await repos.specs.get("narrow"))?.network).toBeNull();
+      await repos.specs.upsert(spec(narrowed));
+      expect((await repos.specs.get("narrow"))?.network).toEqual(narrowed);
     });
   });
 

@@ -1,3 +1,4 @@
+import { DEFAULT_SANDBOX_EGRESS } from "@sandbox-server/egress";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type OpenedStore, storeAdapters } from "../../test/stores";
 import type { SandboxRow } from "../port/rows";
@@ -14,6 +15,7 @@ const poolMember = (id: string, extra: Partial<SandboxRow> = {}): SandboxRow => 
   agentServerUrl: "http://127.0.0.1:1",
   labels: {},
   env: {},
+  network: DEFAULT_SANDBOX_EGRESS,
   lastActivityAt: 5,
   createdAt: 10,
   updatedAt: 10,
@@ -24,6 +26,11 @@ const claim = (ownerId: string) => ({
   ownerId,
   sessionApiKey: `key-of-${ownerId}`,
   labels: { team: ownerId },
+  network: {
+    allowInternet: false,
+    allowOut: [{ kind: "host" as const, name: `${ownerId}.example`, wildcard: false, port: 443 }],
+    denyOut: [],
+  },
   createdAt: 99,
   updatedAt: 99,
 });
@@ -50,12 +57,14 @@ describe.each(storeAdapters())("$name store: sandboxes.claim", (adapter) => {
       ownerId: "usr_a",
       sessionApiKey: "key-of-usr_a",
       labels: { team: "usr_a" },
+      network: claim("usr_a").network,
       createdAt: 99,
       statusDetail: null,
       lastActivityAt: null,
       status: "RUNNING",
     });
     expect((await store.sandboxes.get("sb_1"))?.sessionApiKey).toBe("key-of-usr_a");
+    expect((await store.sandboxes.get("sb_1"))?.network).toEqual(claim("usr_a").network);
     // The second claimer finds it taken.
     expect(await store.sandboxes.claim("sb_1", "usr_pool", claim("usr_b"))).toBeUndefined();
     expect((await store.sandboxes.get("sb_1"))?.ownerId).toBe("usr_a");

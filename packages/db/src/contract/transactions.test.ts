@@ -1,3 +1,4 @@
+import { DEFAULT_SANDBOX_EGRESS } from "@sandbox-server/egress";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { storeAdapters } from "../../test/stores";
 import type { Repositories } from "../port/repositories";
@@ -16,6 +17,7 @@ function sandbox(id: string, status = "STARTING"): SandboxRow {
     agentServerUrl: null,
     labels: {},
     env: {},
+    network: DEFAULT_SANDBOX_EGRESS,
     lastActivityAt: null,
     createdAt: 1,
     updatedAt: 1,

@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
+import { DEFAULT_SANDBOX_EGRESS } from "@sandbox-server/egress";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { databaseUrl, postgresUrl } from "../../test/stores";
@@ -26,6 +27,7 @@ function sandbox(id: string): SandboxRow {
     agentServerUrl: null,
     labels: {},
     env: {},
+    network: DEFAULT_SANDBOX_EGRESS,
     lastActivityAt: null,
     createdAt: 1,
     updatedAt: 1,

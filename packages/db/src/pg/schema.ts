@@ -1,3 +1,4 @@
+import { DEFAULT_SANDBOX_EGRESS, type SandboxEgressPolicy } from "@sandbox-server/egress";
 import {
   bigint,
   boolean,
@@ -60,6 +61,8 @@ export const sandboxSpecs = pgTable("sandbox_specs", {
   cpu: doublePrecision("cpu"),
   memoryMb: bigint("memory_mb", { mode: "number" }),
   pids: bigint("pids", { mode: "number" }),
+  /** The egress policy of the spec's sandboxes unless a create sets one; null: the server's default. */
+  network: jsonb("network").$type<SandboxEgressPolicy>(),
   createdAt: createdAt(),
 });
 
@@ -79,6 +82,11 @@ export const sandboxes = pgTable(
     agentServerUrl: text("agent_server_url"),
     labels: jsonb("labels").$type<Record<string, string>>().notNull(),
     env: jsonb("env").$type<Record<string, string>>().notNull(),
+    /** The egress policy in force (allow_internet, allow_out, deny_out). */
+    network: jsonb("network")
+      .$type<SandboxEgressPolicy>()
+      .notNull()
+      .default(DEFAULT_SANDBOX_EGRESS),
     lastActivityAt: millis("last_activity_at"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),

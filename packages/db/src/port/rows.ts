@@ -35,10 +35,13 @@ export type LeaseRow = typeof schema.leases.$inferSelect;
 
 export type SandboxPatch = Partial<Omit<SandboxRow, "id" | "ownerId" | "createdAt">>;
 
-/** What a warm-pool claim changes: the sandbox becomes its new owner's, as if created now. */
+/**
+ * What a warm-pool claim changes: the sandbox becomes its new owner's, as if created now, under
+ * the owner's egress policy.
+ */
 export type SandboxClaim = Pick<
   SandboxRow,
-  "ownerId" | "sessionApiKey" | "labels" | "createdAt" | "updatedAt"
+  "ownerId" | "sessionApiKey" | "labels" | "network" | "createdAt" | "updatedAt"
 >;
 
 export type ConversationPatch = Partial<

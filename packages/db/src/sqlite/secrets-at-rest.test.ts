@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { DEFAULT_SANDBOX_EGRESS } from "@sandbox-server/egress";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { SandboxRow, WebhookRow } from "../port/rows";
@@ -51,6 +52,7 @@ function sandbox(id: string, sessionApiKey: string): SandboxRow {
     agentServerUrl: null,
     labels: {},
     env: {},
+    network: DEFAULT_SANDBOX_EGRESS,
     lastActivityAt: null,
     createdAt: 1,
     updatedAt: 1,

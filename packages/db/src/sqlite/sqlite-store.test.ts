@@ -5,6 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { DEFAULT_SANDBOX_EGRESS } from "@sandbox-server/egress";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Repositories } from "../port/repositories";
@@ -50,6 +51,7 @@ function sandbox(id: string, status = "STARTING"): SandboxRow {
     agentServerUrl: null,
     labels: {},
     env: {},
+    network: DEFAULT_SANDBOX_EGRESS,
     lastActivityAt: null,
     createdAt: 1,
     updatedAt: 1,

@@ -44,6 +44,8 @@ export async function runIngestWorker(
       eventStored: (lag) => notices.lag(lag),
       forward() {},
       webhookAttempt() {},
+      egressDenied() {},
+      sandboxDeleted() {},
     },
   };
   const host = new InProcessFollowers(deps);

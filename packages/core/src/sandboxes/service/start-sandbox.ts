@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Repositories, SandboxRow, SandboxSpecRow } from "@sandbox-server/db";
+import type { SandboxEgressPolicy } from "@sandbox-server/egress";
 import type { StartSandboxOptions } from "@sandbox-server/runtime";
 import { errorMessage } from "@sandbox-server/runtime/error-message";
 import type { CoreDeps } from "../../deps";
@@ -10,6 +11,7 @@ import type { StartSandboxInput } from "../contracts";
 import { claimWarmSandbox } from "../warm-pool/claim";
 import { evictWarmSandboxAtLimit } from "../warm-pool/evict";
 import { refillWarmPoolSoon } from "../warm-pool/pool-state";
+import { egressPolicyOf, specEgressPolicy } from "./egress-policy";
 import { updateSandbox } from "./status";
 
 const ACTIVE = ["STARTING", "RUNNING"];
@@ -46,13 +48,14 @@ export async function startSandbox(
   input: StartSandboxInput,
 ): Promise<{ row: SandboxRow; ready: Promise<SandboxRow | undefined> }> {
   const spec = await resolveSpec(deps, input.sandbox_spec_id);
-  const claimed = await claimWarmSandbox(deps, ownerId, spec, input);
+  const network = egressPolicyOf(deps, specEgressPolicy(spec), input.network, ["network"]);
+  const claimed = await claimWarmSandbox(deps, ownerId, spec, { ...input, network });
   if (claimed) {
     refillWarmPoolSoon(deps);
     return { row: claimed, ready: Promise.resolve(claimed) };
   }
   await evictWarmSandboxAtLimit(deps);
-  return createSandbox(deps, ownerId, spec, input);
+  return createSandbox(deps, ownerId, spec, { ...input, network });
 }
 
 /** Records a STARTING sandbox and launches it; RUNNING follows once its agent server answers. */
@@ -60,7 +63,7 @@ export async function createSandbox(
   deps: CoreDeps,
   ownerId: string,
   spec: SandboxSpecRow,
-  input: Pick<StartSandboxInput, "labels" | "env">,
+  input: Pick<StartSandboxInput, "labels" | "env"> & { network: SandboxEgressPolicy },
   keepFree = 0,
 ): Promise<{ row: SandboxRow; ready: Promise<SandboxRow | undefined> }> {
   const now = deps.now();
@@ -77,6 +80,7 @@ export async function createSandbox(
       agentServerUrl: null,
       labels: input.labels ?? {},
       env: input.env ?? {},
+      network: input.network,
       lastActivityAt: null,
       createdAt: now,
       updatedAt: now,
@@ -117,7 +121,10 @@ async function registerLaunch(deps: CoreDeps, row: SandboxRow, spec: SandboxSpec
   }
 }
 
-/** What the runtime is asked to run for a sandbox: its row (key, env, labels) and its spec. */
+/**
+ * What the runtime is asked to run for a sandbox: its row (key, env, labels, egress policy) and
+ * its spec. Every launch goes through here: create, the runtime's launch record, a relaunch.
+ */
 export function launchOptions(row: SandboxRow, spec: SandboxSpecRow): StartSandboxOptions {
   return {
     sandboxId: row.id,
@@ -134,6 +141,7 @@ export function launchOptions(row: SandboxRow, spec: SandboxSpecRow): StartSandb
       ...(spec.pids ? { pids: spec.pids } : {}),
     },
     labels: row.labels,
+    egress: row.network,
   };
 }
 

@@ -1,7 +1,9 @@
 import type { SandboxRow, SandboxSpecRow } from "@sandbox-server/db";
+import type { SandboxEgressPolicy } from "@sandbox-server/egress";
 import { errorMessage } from "@sandbox-server/runtime/error-message";
 import type { CoreDeps } from "../../deps";
 import type { StartSandboxInput } from "../contracts";
+import { sameEgressPolicy } from "../service/egress-policy";
 import { updateSandbox } from "../service/status";
 import { isPoolMember, newSessionKey, POOL_OWNER_ID, poolState } from "./pool-state";
 
@@ -10,26 +12,31 @@ const ROTATE_TIMEOUT_MS = 2_000;
 
 /**
  * A RUNNING pool sandbox of the spec, handed to `ownerId` under a session key nobody has seen,
- * with the request's labels, created now; undefined when the pool has none to give (or the
- * request sets `env`: a running agent server cannot take new environment).
+ * with the request's labels and egress policy, created now; undefined when the pool has none to
+ * give (or the request sets `env`: a running agent server cannot take new environment; or another
+ * egress policy than the pool's, and the runtime cannot change one live).
  */
 export async function claimWarmSandbox(
   deps: CoreDeps,
   ownerId: string,
   spec: SandboxSpecRow,
-  input: StartSandboxInput,
+  input: Omit<StartSandboxInput, "network"> & { network: SandboxEgressPolicy },
 ): Promise<SandboxRow | undefined> {
   if (deps.config.warmPoolSize <= 0) return undefined;
   if (input.env && Object.keys(input.env).length > 0) return undefined;
+  const canSetEgress = deps.runtime.setEgressPolicy !== undefined;
   const { taken } = poolState(deps);
   const members = (await deps.repos.sandboxes.listByStatus(["RUNNING"])).filter(
-    (row) => isPoolMember(row, deps) && row.specId === spec.id,
+    (row) =>
+      isPoolMember(row, deps) &&
+      row.specId === spec.id &&
+      (canSetEgress || sameEgressPolicy(row.network, input.network)),
   );
   for (const member of members) {
     if (taken.has(member.id)) continue;
     taken.add(member.id);
     try {
-      const claimed = await handOver(deps, member.id, ownerId, input.labels ?? {});
+      const claimed = await handOver(deps, member.id, ownerId, input.labels ?? {}, input.network);
       if (claimed) return claimed;
     } finally {
       taken.delete(member.id);
@@ -39,8 +46,10 @@ export async function claimWarmSandbox(
 }
 
 /**
- * Under the sandbox's lock: the agent server swaps the pool key for a new one (authenticated by
- * the pool key, which stops working), then one conditional update makes the row the owner's.
+ * Under the sandbox's lock: the owner's egress policy is put in force (when it differs from the
+ * pool's), the agent server swaps the pool key for a new one (authenticated by the pool key,
+ * which stops working), then one conditional update makes the row the owner's. The policy comes
+ * first: nobody holds a key to the sandbox while it is wider than its owner asked.
  * The swap comes first, so the new key is never recorded for a sandbox that does not accept it;
  * a control plane killed between the two leaves a pool member that refuses the pool key, which
  * the next claim finds out and retires.
@@ -50,13 +59,20 @@ async function handOver(
   id: string,
   ownerId: string,
   labels: Record<string, string>,
+  network: SandboxEgressPolicy,
 ): Promise<SandboxRow | undefined> {
   return deps.locks.run(id, async () => {
     const member = await deps.repos.sandboxes.get(id);
     if (!member || member.ownerId !== POOL_OWNER_ID || member.status !== "RUNNING") return;
     if (!member.agentServerUrl) return;
     const sessionApiKey = newSessionKey();
+    let step = "session key";
     try {
+      if (!sameEgressPolicy(member.network, network)) {
+        step = "egress policy";
+        await deps.runtime.setEgressPolicy?.(id, network);
+        step = "session key";
+      }
       const answer = await deps.agents.request(member.agentServerUrl, member.sessionApiKey, {
         method: "POST",
         path: "/api/session-keys",
@@ -69,7 +85,7 @@ async function handOver(
       deps.log.warn({ sandboxId: id, reason: errorMessage(error) }, "warm sandbox not claimable");
       await updateSandbox(deps, id, {
         status: "ERROR",
-        statusDetail: `Its session key could not be changed: ${errorMessage(error)}`,
+        statusDetail: `Its ${step} could not be changed: ${errorMessage(error)}`,
       });
       return;
     }
@@ -79,6 +95,7 @@ async function handOver(
         ownerId,
         sessionApiKey,
         labels,
+        network,
         createdAt: now,
         updatedAt: now,
       }),

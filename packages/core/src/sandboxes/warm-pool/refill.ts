@@ -4,6 +4,7 @@ import type { CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import { resolveSpec } from "../../sandbox-specs/resolve-spec";
 import { perCore } from "../../shared/per-core";
+import { specEgressPolicy } from "../service/egress-policy";
 import { createSandbox } from "../service/start-sandbox";
 import { retireWarmSandbox } from "./evict";
 import { isPoolMember, POOL_OWNER_ID, poolState } from "./pool-state";
@@ -45,7 +46,13 @@ async function refill(deps: CoreDeps): Promise<void> {
   for (let count = live.length; count < size; count++) {
     if (!state.active) return;
     try {
-      const { row, ready } = await createSandbox(deps, POOL_OWNER_ID, spec, {}, 1);
+      const { row, ready } = await createSandbox(
+        deps,
+        POOL_OWNER_ID,
+        spec,
+        { network: specEgressPolicy(spec) },
+        1,
+      );
       ready.then(warmUp(deps)).catch((error: unknown) => {
         deps.log.error(
           { sandboxId: row.id, reason: errorMessage(error) },

@@ -1,0 +1,2 @@
+ALTER TABLE "sandbox_specs" ADD COLUMN "network" jsonb;--> statement-breakpoint
+ALTER TABLE "sandboxes" ADD COLUMN "network" jsonb DEFAULT '{"allowInternet":true,"allowOut":[],"denyOut":[]}'::jsonb NOT NULL;
