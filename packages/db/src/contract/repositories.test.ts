@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { storeAdapters } from "../../test/stores";
 import { InvalidPageIdError } from "../paging";
+import { completeSandbox } from "../port/new-sandbox";
 import type { SandboxFilter, SandboxRow } from "../port/rows";
 import type { Store } from "../port/store";
 
@@ -8,7 +9,7 @@ let store: Store;
 let repos: Store;
 
 function sandbox(id: string, createdAt: number, extra: Partial<SandboxRow> = {}): SandboxRow {
-  return {
+  return completeSandbox({
     id,
     ownerId: "usr_a",
     specId: "default",
@@ -23,7 +24,7 @@ function sandbox(id: string, createdAt: number, extra: Partial<SandboxRow> = {})
     createdAt,
     updatedAt: createdAt,
     ...extra,
-  };
+  });
 }
 
 /** The same contract for every adapter of the store port. */

@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { databaseUrl, postgresUrl } from "../../test/stores";
+import { completeSandbox } from "../port/new-sandbox";
 import type { SandboxRow } from "../port/rows";
 import type { Store } from "../port/store";
 import { createSecretBox, SecretsKeyMismatchError } from "../secrets/secret-box";
@@ -15,7 +16,7 @@ const scripts = fileURLToPath(new URL("../../../../scripts/", import.meta.url));
 const enabled = postgresUrl() !== "" || inject("pgRequired");
 
 function sandbox(id: string): SandboxRow {
-  return {
+  return completeSandbox({
     id,
     ownerId: "usr_a",
     specId: "default",
@@ -29,7 +30,7 @@ function sandbox(id: string): SandboxRow {
     lastActivityAt: null,
     createdAt: 1,
     updatedAt: 1,
-  };
+  });
 }
 
 /** A cluster of its own (scripts/postgres-up.sh): these tests stop and start it. */

@@ -9,6 +9,7 @@ import {
   text,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
+import type { SpecLifetime } from "../schema";
 
 /*
  * The PostgreSQL tables: the same tables, columns and indexes as `../schema.ts` (SQLite), in the
@@ -61,6 +62,7 @@ export const sandboxSpecs = pgTable("sandbox_specs", {
   memoryMb: bigint("memory_mb", { mode: "number" }),
   pids: bigint("pids", { mode: "number" }),
   createdAt: createdAt(),
+  lifetime: jsonb("lifetime").$type<SpecLifetime>(),
 });
 
 export const sandboxes = pgTable(
@@ -82,10 +84,19 @@ export const sandboxes = pgTable(
     lastActivityAt: millis("last_activity_at"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
+    activeLimitMs: millis("active_limit_ms"),
+    onTimeout: text("on_timeout"),
+    idlePauseAfterMs: millis("idle_pause_after_ms"),
+    deletePausedAfterMs: millis("delete_paused_after_ms"),
+    activeMs: millis("active_ms").notNull().default(0),
+    runningSince: millis("running_since"),
+    pausedAt: millis("paused_at"),
+    lifetimeDueAt: millis("lifetime_due_at"),
   },
   (t) => [
     index("sandboxes_owner_created_idx").on(t.ownerId, t.createdAt, t.id),
     index("sandboxes_status_idx").on(t.status),
+    index("sandboxes_lifetime_due_idx").on(t.lifetimeDueAt),
   ],
 );
 

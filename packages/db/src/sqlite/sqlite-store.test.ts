@@ -7,6 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { completeSandbox } from "../port/new-sandbox";
 import type { Repositories } from "../port/repositories";
 import type { SandboxRow } from "../port/rows";
 import { type Store, StoreBusyError } from "../port/store";
@@ -39,7 +40,7 @@ afterEach(async () => {
 });
 
 function sandbox(id: string, status = "STARTING"): SandboxRow {
-  return {
+  return completeSandbox({
     id,
     ownerId: "usr_a",
     specId: "default",
@@ -53,7 +54,7 @@ function sandbox(id: string, status = "STARTING"): SandboxRow {
     lastActivityAt: null,
     createdAt: 1,
     updatedAt: 1,
-  };
+  });
 }
 
 async function withUser(store: Store): Promise<Store> {

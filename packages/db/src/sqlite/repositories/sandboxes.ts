@@ -1,4 +1,4 @@
-import { and, count, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, asc, count, eq, inArray, lte, type SQL, sql } from "drizzle-orm";
 import type { Page, PageRequest } from "../../paging";
 import type { SandboxClaim, SandboxFilter, SandboxPatch, SandboxRow } from "../../port/rows";
 import { sandboxes } from "../../schema";
@@ -19,6 +19,14 @@ export function createSandboxRepository(db: Db) {
     .select()
     .from(sandboxes)
     .where(eq(sandboxes.id, sql.placeholder("id")))
+    .prepare();
+  // The lifetime sweep's query, every second: prepared once, an index range on lifetime_due_at.
+  const lifetimeDue = db
+    .select()
+    .from(sandboxes)
+    .where(lte(sandboxes.lifetimeDueAt, sql.placeholder("now")))
+    .orderBy(asc(sandboxes.lifetimeDueAt))
+    .limit(sql.placeholder("limit"))
     .prepare();
   return {
     insert(row: SandboxRow): SandboxRow {
@@ -69,6 +77,9 @@ export function createSandboxRepository(db: Db) {
     },
     listAll(): SandboxRow[] {
       return db.select().from(sandboxes).all();
+    },
+    listLifetimeDue(now: number, limit: number): SandboxRow[] {
+      return lifetimeDue.all({ now, limit });
     },
     countByStatus(statuses: string[]): number {
       return (
