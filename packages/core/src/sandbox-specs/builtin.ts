@@ -19,6 +19,7 @@ export function builtinSpecs(now: number, image = DEFAULT_SANDBOX_IMAGE): Sandbo
       memoryMb: 1024,
       pids: 512,
       createdAt: now,
+      lifetime: null,
     },
   ];
 }

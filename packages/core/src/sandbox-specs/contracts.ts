@@ -1,6 +1,7 @@
 import type { SandboxSpecRow } from "@sandbox-server/db";
 import type { IsolationLevel } from "@sandbox-server/runtime";
 import { z } from "zod";
+import { lifetimeInput } from "../sandboxes/lifetime/contracts";
 import { pageInput, pageOf, Timestamp } from "../shared/contracts";
 import { iso } from "../shared/time";
 
@@ -24,6 +25,12 @@ export const SandboxSpec = z
         "How this server isolates sandboxes of the spec: container (Docker), namespaces (bubblewrap) or none (plain processes: for one person and their own agents). Null when this server cannot run the spec.",
       ),
     created_at: Timestamp,
+    lifetime: z
+      .object(lifetimeInput)
+      .nullable()
+      .describe(
+        "Lifetime defaults of its sandboxes (a create's own fields win); absent fields and null: this server's defaults",
+      ),
   })
   .meta({ id: "SandboxSpec" });
 
@@ -51,5 +58,6 @@ export function toSandboxSpec(
     pids: row.pids,
     isolation: runnable ? runtime.isolation : null,
     created_at: iso(row.createdAt),
+    lifetime: row.lifetime,
   };
 }

@@ -2,6 +2,7 @@ import type { SandboxRow } from "@sandbox-server/db";
 import { z } from "zod";
 import { EnvVars, Labels, pageInput, pageOf, Timestamp } from "../shared/contracts";
 import { iso } from "../shared/time";
+import { lifetimeInput, SandboxLifetime, toLifetimeFields } from "./lifetime/contracts";
 
 export const sandboxStatuses = ["STARTING", "RUNNING", "PAUSED", "STOPPING", "ERROR"] as const;
 export const SandboxStatus = z.enum(sandboxStatuses).meta({ id: "SandboxStatus" });
@@ -30,6 +31,17 @@ export const Sandbox = z
     exposed_urls: z.array(ExposedUrl),
     status_detail: z.string().nullable(),
     labels: z.record(z.string(), z.string()),
+    expires_at: z
+      .string()
+      .nullable()
+      .describe(
+        "When `timeout_s` of active time is reached; null while PAUSED or without a timeout",
+      ),
+    active_time_s: z
+      .number()
+      .int()
+      .describe("Time it has been active (any status but PAUSED), in whole seconds"),
+    lifetime: SandboxLifetime,
   })
   .meta({ id: "Sandbox" });
 export type Sandbox = z.infer<typeof Sandbox>;
@@ -54,6 +66,7 @@ export const StartSandboxInput = z.object({
     .describe("In the body or the query (`POST /sandboxes?sandbox_spec_id=`)"),
   labels: Labels.optional(),
   env: EnvVars.optional(),
+  ...lifetimeInput,
 });
 export type StartSandboxInput = z.infer<typeof StartSandboxInput>;
 
@@ -87,8 +100,8 @@ export const DeleteSandboxByQueryInput = z.object({ sandbox_id: SandboxId });
 
 export const DeleteSandboxOutput = z.object({ success: z.boolean(), id: z.string() });
 
-/** Renders a row for its owner (the only viewer a sandbox ever has). */
-export function toSandbox(row: SandboxRow): Sandbox {
+/** Renders a row for its owner (the only viewer a sandbox ever has), at `now`. */
+export function toSandbox(row: SandboxRow, now: number): Sandbox {
   const running = row.status === "RUNNING" && row.agentServerUrl !== null;
   const url = running ? row.agentServerUrl : null;
   return {
@@ -103,6 +116,7 @@ export function toSandbox(row: SandboxRow): Sandbox {
     exposed_urls: url ? [{ name: "AGENT_SERVER", url, port: portOf(url) }] : [],
     status_detail: row.statusDetail,
     labels: row.labels,
+    ...toLifetimeFields(row, now),
   };
 }
 

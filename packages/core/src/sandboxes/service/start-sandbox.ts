@@ -6,6 +6,7 @@ import { AppError } from "../../errors";
 import { resolveSpec } from "../../sandbox-specs/resolve-spec";
 import { newId } from "../../shared/ids";
 import type { StartSandboxInput } from "../contracts";
+import { initialLifetime, type LifetimePolicy, resolveLifetime } from "../lifetime/policy";
 import { claimWarmSandbox } from "../warm-pool/claim";
 import { evictWarmSandboxAtLimit } from "../warm-pool/evict";
 import { refillWarmPoolSoon } from "../warm-pool/pool-state";
@@ -45,21 +46,25 @@ export async function startSandbox(
   input: StartSandboxInput,
 ): Promise<{ row: SandboxRow; ready: Promise<SandboxRow | undefined> }> {
   const spec = await resolveSpec(deps, input.sandbox_spec_id);
-  const claimed = await claimWarmSandbox(deps, ownerId, spec, input);
+  const lifetime = resolveLifetime(deps.config, spec.lifetime, input);
+  const claimed = await claimWarmSandbox(deps, ownerId, spec, input, lifetime);
   if (claimed) {
     refillWarmPoolSoon(deps);
     return { row: claimed, ready: Promise.resolve(claimed) };
   }
   await evictWarmSandboxAtLimit(deps);
-  return createSandbox(deps, ownerId, spec, input);
+  return createSandbox(deps, ownerId, spec, { ...input, lifetime });
 }
 
-/** Records a STARTING sandbox and launches it; RUNNING follows once its agent server answers. */
+/**
+ * Records a STARTING sandbox (under its lifetime policy, if given) and launches it; RUNNING
+ * follows once its agent server answers.
+ */
 export async function createSandbox(
   deps: CoreDeps,
   ownerId: string,
   spec: SandboxSpecRow,
-  input: Pick<StartSandboxInput, "labels" | "env">,
+  input: Pick<StartSandboxInput, "labels" | "env"> & { lifetime?: LifetimePolicy },
   keepFree = 0,
 ): Promise<{ row: SandboxRow; ready: Promise<SandboxRow | undefined> }> {
   const now = deps.now();
@@ -79,6 +84,8 @@ export async function createSandbox(
       lastActivityAt: null,
       createdAt: now,
       updatedAt: now,
+      // Warm-pool members have none: a claim gives them their owner's.
+      ...(input.lifetime ? initialLifetime(input.lifetime, now) : {}),
     });
   });
   await registerLaunch(deps, row, spec);

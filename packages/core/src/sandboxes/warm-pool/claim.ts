@@ -1,6 +1,7 @@
 import type { SandboxRow, SandboxSpecRow } from "@sandbox-server/db";
 import type { CoreDeps } from "../../deps";
 import type { StartSandboxInput } from "../contracts";
+import { lifetimeDueAt as dueAt, initialLifetime, type LifetimePolicy } from "../lifetime/policy";
 import { errorMessage, updateSandbox } from "../service/status";
 import { isPoolMember, newSessionKey, POOL_OWNER_ID, poolState } from "./pool-state";
 
@@ -9,7 +10,7 @@ const ROTATE_TIMEOUT_MS = 2_000;
 
 /**
  * A RUNNING pool sandbox of the spec, handed to `ownerId` under a session key nobody has seen,
- * with the request's labels, created now; undefined when the pool has none to give (or the
+ * with the request's labels and lifetime policy, created now; undefined when the pool has none to give (or the
  * request sets `env`: a running agent server cannot take new environment).
  */
 export async function claimWarmSandbox(
@@ -17,6 +18,7 @@ export async function claimWarmSandbox(
   ownerId: string,
   spec: SandboxSpecRow,
   input: StartSandboxInput,
+  lifetime: LifetimePolicy,
 ): Promise<SandboxRow | undefined> {
   if (deps.config.warmPoolSize <= 0) return undefined;
   if (input.env && Object.keys(input.env).length > 0) return undefined;
@@ -28,7 +30,7 @@ export async function claimWarmSandbox(
     if (taken.has(member.id)) continue;
     taken.add(member.id);
     try {
-      const claimed = await handOver(deps, member.id, ownerId, input.labels ?? {});
+      const claimed = await handOver(deps, member.id, ownerId, input.labels ?? {}, lifetime);
       if (claimed) return claimed;
     } finally {
       taken.delete(member.id);
@@ -49,6 +51,7 @@ async function handOver(
   id: string,
   ownerId: string,
   labels: Record<string, string>,
+  lifetime: LifetimePolicy,
 ): Promise<SandboxRow | undefined> {
   return deps.locks.run(id, async () => {
     const member = await deps.repos.sandboxes.get(id);
@@ -80,6 +83,7 @@ async function handOver(
         labels,
         createdAt: now,
         updatedAt: now,
+        ...claimedLifetime(lifetime, now),
       }),
     );
     if (!claimed) return;
@@ -88,4 +92,11 @@ async function handOver(
     deps.events.emit("sandbox.status_changed", { sandbox: claimed, previousStatus: null });
     return claimed;
   });
+}
+
+/** The owner's policy, its active time counted from the claim (the pool's wait is not theirs). */
+function claimedLifetime(policy: LifetimePolicy, now: number) {
+  const fields = initialLifetime(policy, now);
+  const lifetimeDueAt = dueAt({ ...fields, status: "RUNNING", lastActivityAt: now });
+  return { ...fields, lifetimeDueAt };
 }
