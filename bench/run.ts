@@ -20,6 +20,7 @@ import { parseArgs } from "node:util";
 import { agentServer } from "./figures/agent-server";
 import { density } from "./figures/density";
 import { firstReply } from "./figures/first-reply";
+import { lifetimeSweep } from "./figures/lifetime-sweep";
 import { listing } from "./figures/listing";
 import { pauseResume } from "./figures/pause-resume";
 import { proxyOverhead } from "./figures/proxy-overhead";
@@ -52,6 +53,7 @@ const FIGURES: Entry[] = [
   { name: "first-reply", key: "conversation_first_reply", run: firstReply },
   { name: "webhook-fairness", key: "webhook_fairness", run: webhookFairness },
   { name: "listing", key: "listing_at_scale", run: listing },
+  { name: "lifetime-sweep", key: "lifetime_sweep", run: lifetimeSweep },
   { name: "read-throughput", key: "read_throughput", run: readThroughput, needsWrk: true },
   { name: "agent-server", key: "agent_server", run: agentServer },
   { name: "density", key: "density", run: density },

@@ -79,6 +79,50 @@ describe.each(storeAdapters())("$name store: sandbox lifetime", (adapter) => {
     ]);
   });
 
+  it("reschedules a due row only while its status and due time are as expected", async () => {
+    await store.sandboxes.insert(sandbox("sb_1", { lifetimeDueAt: 1_000, lastActivityAt: 5 }));
+    const next = { lifetimeDueAt: 9_000, lastActivityAt: 8_000 };
+    // Moved meanwhile (another due time, another status): left as it is.
+    expect(
+      await store.sandboxes.rescheduleLifetime(
+        "sb_1",
+        { status: "RUNNING", lifetimeDueAt: 999 },
+        next,
+      ),
+    ).toBe(false);
+    expect(
+      await store.sandboxes.rescheduleLifetime(
+        "sb_1",
+        { status: "PAUSED", lifetimeDueAt: 1_000 },
+        next,
+      ),
+    ).toBe(false);
+    expect(await store.sandboxes.get("sb_1")).toMatchObject({
+      lifetimeDueAt: 1_000,
+      lastActivityAt: 5,
+    });
+    expect(
+      await store.sandboxes.rescheduleLifetime(
+        "sb_1",
+        { status: "RUNNING", lifetimeDueAt: 1_000 },
+        next,
+      ),
+    ).toBe(true);
+    expect(await store.sandboxes.get("sb_1")).toMatchObject(next);
+    expect(await store.sandboxes.listLifetimeDue(8_999, 10)).toEqual([]);
+    // Inside a transaction too, and to "not due until it moves" (null).
+    await store.transaction(async (tx) => {
+      expect(
+        await tx.sandboxes.rescheduleLifetime(
+          "sb_1",
+          { status: "RUNNING", lifetimeDueAt: 9_000 },
+          { lifetimeDueAt: null, lastActivityAt: 8_000 },
+        ),
+      ).toBe(true);
+    });
+    expect((await store.sandboxes.get("sb_1"))?.lifetimeDueAt).toBeNull();
+  });
+
   it("sets a claimer's policy with the claim of a pool sandbox", async () => {
     await store.sandboxes.insert(sandbox("sb_pool", { ownerId: "usr_pool" }));
     const claimed = await store.sandboxes.claim("sb_pool", "usr_pool", {

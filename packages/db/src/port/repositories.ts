@@ -93,6 +93,15 @@ export interface SandboxRepository {
    * an index range, so its cost follows the rows due, not the rows stored.
    */
   listLifetimeDue(now: number, limit: number): Promise<SandboxRow[]>;
+  /**
+   * Moves a sandbox's lifetime due time (and the activity it was computed from) only if its status
+   * and due time are still `expected` (nothing moved it meanwhile); false when they were not.
+   */
+  rescheduleLifetime(
+    id: string,
+    expected: Pick<SandboxRow, "status" | "lifetimeDueAt">,
+    next: Pick<SandboxRow, "lifetimeDueAt" | "lastActivityAt">,
+  ): Promise<boolean>;
 }
 
 export interface ConversationRepository {

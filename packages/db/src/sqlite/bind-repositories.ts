@@ -72,6 +72,8 @@ export function bindRepositories({ read, write }: Executor, secrets: SecretRows)
       countByStatus: (statuses) => read((r) => r.sandboxes.countByStatus(statuses)),
       listLifetimeDue: (now, limit) =>
         read((r) => secrets.openSandboxes(r.sandboxes.listLifetimeDue(now, limit))),
+      rescheduleLifetime: (id, expected, next) =>
+        write((r) => r.sandboxes.rescheduleLifetime(id, expected, next)),
     },
     conversations: {
       insert: (row) => write((r) => r.conversations.insert(row)),

@@ -109,11 +109,13 @@ describe("lifetime rules", () => {
     expect(lifetimeStep(pausing, 59 * S, quiet).kind).toBe("later");
     expect(lifetimeStep(pausing, 60 * S, quiet)).toEqual({
       kind: "pause",
+      rule: "timeout",
       detail: "paused: timeout_s reached (on_timeout pause)",
     });
     const deleting = lived({ timeoutMs: 60 * S, onTimeout: "delete" });
     expect(lifetimeStep(deleting, 60 * S, quiet)).toEqual({
       kind: "delete",
+      rule: "timeout",
       detail: "deleted: timeout_s reached (on_timeout delete)",
     });
     // An ERROR sandbox cannot be paused; it is deleted only when on_timeout says delete.
@@ -126,6 +128,7 @@ describe("lifetime rules", () => {
     expect(lifetimeDueAt(idle)).toBe(310 * S);
     expect(lifetimeStep(idle, 310 * S, quiet)).toEqual({
       kind: "pause",
+      rule: "idle",
       detail: "paused: idle for 300 s (idle_pause_after_s)",
     });
     expect(lifetimeStep(idle, 310 * S, { lastActivity: 100 * S, agentRunning: false })).toEqual({
@@ -149,6 +152,7 @@ describe("lifetime rules", () => {
     expect(lifetimeStep(paused, 86_499 * S, quiet).kind).toBe("later");
     expect(lifetimeStep(paused, 86_500 * S, quiet)).toEqual({
       kind: "delete",
+      rule: "retention",
       detail: "deleted: paused for 86400 s (delete_paused_after_s)",
     });
     const resumed = {

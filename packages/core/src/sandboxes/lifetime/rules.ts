@@ -2,8 +2,7 @@ import { deletesAt, earliest, expiresAt, type LifetimeView, lifetimeDueAt } from
 
 /** What the sweep does with a sandbox whose due time came. */
 export type LifetimeStep =
-  | { kind: "pause"; detail: string }
-  | { kind: "delete"; detail: string }
+  | { kind: "pause" | "delete"; rule: "timeout" | "idle" | "retention"; detail: string }
   /** No rule fires yet: look again at `dueAt` (null: not until the row moves), activity as known. */
   | { kind: "later"; dueAt: number | null; lastActivityAt: number | null };
 
@@ -28,15 +27,24 @@ export function lifetimeStep(
   const expiry = expiresAt(row);
   const expired = expiry !== null && expiry <= now && row.status !== "PAUSED";
   if (expired && row.onTimeout === "delete") {
-    return { kind: "delete", detail: "deleted: timeout_s reached (on_timeout delete)" };
+    return {
+      kind: "delete",
+      rule: "timeout",
+      detail: "deleted: timeout_s reached (on_timeout delete)",
+    };
   }
   if (expired && row.status === "RUNNING") {
-    return { kind: "pause", detail: "paused: timeout_s reached (on_timeout pause)" };
+    return {
+      kind: "pause",
+      rule: "timeout",
+      detail: "paused: timeout_s reached (on_timeout pause)",
+    };
   }
   const retention = deletesAt(row);
   if (retention !== null && retention <= now && row.deletePausedAfterMs !== null) {
     return {
       kind: "delete",
+      rule: "retention",
       detail: `deleted: paused for ${seconds(row.deletePausedAfterMs)} (delete_paused_after_s)`,
     };
   }
@@ -47,6 +55,7 @@ export function lifetimeStep(
     if (now - last >= row.idlePauseAfterMs) {
       return {
         kind: "pause",
+        rule: "idle",
         detail: `paused: idle for ${seconds(row.idlePauseAfterMs)} (idle_pause_after_s)`,
       };
     }

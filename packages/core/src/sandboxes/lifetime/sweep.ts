@@ -3,21 +3,26 @@ import type { CoreDeps } from "../../deps";
 import { stopAndRemove } from "../service/delete-sandbox";
 import { pauseRunning } from "../service/pause-sandbox";
 import { errorMessage } from "../service/status";
-import { lifetimeStep } from "./rules";
+import { type LifetimeStep, lifetimeStep } from "./rules";
 
 /** Rows taken per sweep: a backlog larger than this is worked off over the next sweeps. */
-const SWEEP_BATCH = 200;
+const SWEEP_BATCH = 500;
 /** A pause or delete that failed (runtime unreachable, messages that would not drain) is retried after this. */
 const RETRY_MS = 30_000;
+
+type Later = Extract<LifetimeStep, { kind: "later" }>;
 
 /**
  * Applies the lifetime rules (timeout, idle pause, retention of PAUSED sandboxes). The deadlines
  * are columns, not timers: every `lifetimeSweepIntervalMs` one indexed query reads the rows due by
- * `deps.now()`, and each is settled under its sandbox's lock — skipped when another move holds
- * it (the row stays due, the next sweep takes it). Pauses and deletes go through the forward gate
- * as the API's own do, so nothing is stopped with a message in flight. Runs on the duties' holder
- * (one replica), started and stopped with the other duties; a replica that takes over reads the
- * same columns, so a restart or failover loses no deadline.
+ * `deps.now()`. A row whose rule does not fire after all (its sandbox had activity the row did not
+ * know of) gets its next due time in one transaction with the others, each write conditional on
+ * the row not having moved meanwhile. A row whose rule fires is settled under its sandbox's lock
+ * from the row as it is then — skipped when another move holds the lock (the row stays due, the
+ * next sweep takes it); its pause or delete goes through the forward gate as the API's own do, so
+ * nothing is stopped with a message in flight. Runs on the duties' holder (one replica), started
+ * and stopped with the other duties; a replica that takes over reads the same columns, so a
+ * restart or failover loses no deadline.
  */
 export class LifetimeSweeper {
   private timer: NodeJS.Timeout | null = null;
@@ -33,7 +38,7 @@ export class LifetimeSweeper {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    await this.sweeping?.catch(() => undefined);
+    await this.sweeping;
   }
 
   /** One sweep at `deps.now()`; resolves with the number of rows that were due. Never rejects. */
@@ -47,16 +52,23 @@ export class LifetimeSweeper {
   private async sweepOnce(): Promise<number> {
     const { deps } = this;
     try {
-      const due = await deps.repos.sandboxes.listLifetimeDue(deps.now(), SWEEP_BATCH);
+      const now = deps.now();
+      const due = await deps.repos.sandboxes.listLifetimeDue(now, SWEEP_BATCH);
+      const later: [SandboxRow, Later][] = [];
       for (const row of due) {
-        await deps.locks
-          .tryRun(row.id, () => this.settle(row.id))
-          .catch((error: unknown) => {
-            deps.log.warn(
-              { sandboxId: row.id, reason: errorMessage(error) },
-              "lifetime rule not applied",
-            );
-          });
+        const step = lifetimeStep(row, now, this.activityOf(row, false));
+        if (step.kind === "later") later.push([row, step]);
+        else await this.settleLocked(row.id);
+      }
+      if (later.length > 0) {
+        await deps.transaction(async (tx) => {
+          for (const [row, step] of later) {
+            await tx.sandboxes.rescheduleLifetime(row.id, row, {
+              lifetimeDueAt: step.dueAt,
+              lastActivityAt: step.lastActivityAt,
+            });
+          }
+        });
       }
       return due.length;
     } catch (error) {
@@ -65,19 +77,32 @@ export class LifetimeSweeper {
     }
   }
 
+  private activityOf(row: SandboxRow, agentRunning: boolean) {
+    return { lastActivity: this.deps.activity.get(row.id) ?? null, agentRunning };
+  }
+
+  private async settleLocked(id: string): Promise<void> {
+    const { deps } = this;
+    await deps.locks
+      .tryRun(id, () => this.settle(id))
+      .catch((error: unknown) => {
+        deps.log.warn({ sandboxId: id, reason: errorMessage(error) }, "lifetime rule not applied");
+      });
+  }
+
   /** Under the sandbox's lock: the row as it is now decides. */
   private async settle(id: string): Promise<void> {
     const { deps } = this;
     const row = await deps.repos.sandboxes.get(id);
     const now = deps.now();
     if (!row || row.lifetimeDueAt === null || row.lifetimeDueAt > now) return;
-    const idleRule = row.status === "RUNNING" && row.idlePauseAfterMs !== null;
-    const step = lifetimeStep(row, now, {
-      lastActivity: deps.activity.get(id) ?? null,
-      agentRunning: idleRule && (await agentRunning(deps, row)),
-    });
+    let step = lifetimeStep(row, now, this.activityOf(row, false));
+    // Idle by every other sign: a running agent is activity still.
+    if (step.kind === "pause" && step.rule === "idle" && (await agentRunning(deps, row))) {
+      step = lifetimeStep(row, now, this.activityOf(row, true));
+    }
     if (step.kind === "later") {
-      await deps.repos.sandboxes.update(id, {
+      await deps.repos.sandboxes.rescheduleLifetime(id, row, {
         lifetimeDueAt: step.dueAt,
         lastActivityAt: step.lastActivityAt,
       });

@@ -100,6 +100,22 @@ export function createSandboxRepository(
             .limit(limit),
         ),
       ),
+    rescheduleLifetime: (id, expected, next) =>
+      run(async (db) => {
+        if (expected.lifetimeDueAt === null) return false;
+        const rows = await db
+          .update(sandboxes)
+          .set({ lifetimeDueAt: next.lifetimeDueAt, lastActivityAt: next.lastActivityAt })
+          .where(
+            and(
+              eq(sandboxes.id, id),
+              eq(sandboxes.status, expected.status),
+              eq(sandboxes.lifetimeDueAt, expected.lifetimeDueAt),
+            ),
+          )
+          .returning({ id: sandboxes.id });
+        return rows.length > 0;
+      }),
     countByStatus: (statuses) =>
       run(async (db) => {
         const [row] = await db

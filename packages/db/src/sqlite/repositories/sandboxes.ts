@@ -28,6 +28,20 @@ export function createSandboxRepository(db: Db) {
     .orderBy(asc(sandboxes.lifetimeDueAt))
     .limit(sql.placeholder("limit"))
     .prepare();
+  const reschedule = db
+    .update(sandboxes)
+    .set({
+      lifetimeDueAt: sql`${sql.placeholder("nextDue")}`,
+      lastActivityAt: sql`${sql.placeholder("lastActivityAt")}`,
+    })
+    .where(
+      and(
+        eq(sandboxes.id, sql.placeholder("id")),
+        eq(sandboxes.status, sql.placeholder("status")),
+        eq(sandboxes.lifetimeDueAt, sql.placeholder("expectedDue")),
+      ),
+    )
+    .prepare();
   return {
     insert(row: SandboxRow): SandboxRow {
       db.insert(sandboxes).values(row).run();
@@ -80,6 +94,21 @@ export function createSandboxRepository(db: Db) {
     },
     listLifetimeDue(now: number, limit: number): SandboxRow[] {
       return lifetimeDue.all({ now, limit });
+    },
+    rescheduleLifetime(
+      id: string,
+      expected: Pick<SandboxRow, "status" | "lifetimeDueAt">,
+      next: Pick<SandboxRow, "lifetimeDueAt" | "lastActivityAt">,
+    ): boolean {
+      if (expected.lifetimeDueAt === null) return false;
+      const result = reschedule.run({
+        id,
+        status: expected.status,
+        expectedDue: expected.lifetimeDueAt,
+        nextDue: next.lifetimeDueAt,
+        lastActivityAt: next.lastActivityAt,
+      });
+      return result.changes > 0;
     },
     countByStatus(statuses: string[]): number {
       return (
