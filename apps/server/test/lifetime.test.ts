@@ -111,6 +111,28 @@ describe("sandbox lifetime over HTTP", () => {
     await t.api("DELETE", `/api/v1/sandboxes/${sandbox.id}`);
   });
 
+  it("pauses, then deletes, through this runtime once the stored deadlines have passed", async () => {
+    const sandbox = await startRunning({ timeout_s: 3600, delete_paused_after_s: 3600 });
+    const { core } = t.server;
+    expect(await core.lifetime.sweep()).toBe(0);
+    // The hour of active time is used up (as the clock would have it): the deadline is the row's.
+    await core.deps.repos.sandboxes.update(sandbox.id, { activeLimitMs: 0, lifetimeDueAt: 0 });
+    expect(await core.lifetime.sweep()).toBe(1);
+    const paused = (await t.api("GET", `/api/v1/sandboxes/${sandbox.id}`)).body;
+    expect(paused).toMatchObject({
+      status: "PAUSED",
+      status_detail: "paused: timeout_s reached (on_timeout pause)",
+    });
+    expect((await t.runtime.inspect(sandbox.id)).state).toBe("paused");
+    // And it has been PAUSED for the hour it is kept.
+    const row = await core.deps.repos.sandboxes.get(sandbox.id);
+    const pausedAt = (row?.pausedAt ?? 0) - 3_600_000;
+    await core.deps.repos.sandboxes.update(sandbox.id, { pausedAt, lifetimeDueAt: pausedAt });
+    expect(await core.lifetime.sweep()).toBe(1);
+    expect((await t.api("GET", `/api/v1/sandboxes/${sandbox.id}`)).status).toBe(404);
+    expect((await t.runtime.inspect(sandbox.id)).state).toBe("missing");
+  });
+
   it("documents POST /sandboxes/{id}/timeout and the lifetime fields in the OpenAPI document", async () => {
     const doc = (await t.api("GET", "/api/v1/openapi.json", { key: null })).body;
     const operation = doc.paths["/api/v1/sandboxes/{id}/timeout"].post;
