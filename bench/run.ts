@@ -21,6 +21,7 @@ import { agentServer } from "./figures/agent-server";
 import { density } from "./figures/density";
 import { eventStream } from "./figures/event-stream";
 import { firstReply } from "./figures/first-reply";
+import { lifetimeSweep } from "./figures/lifetime-sweep";
 import { listing } from "./figures/listing";
 import { pauseResume } from "./figures/pause-resume";
 import { proxyOverhead } from "./figures/proxy-overhead";
@@ -54,6 +55,7 @@ const FIGURES: Entry[] = [
   { name: "webhook-fairness", key: "webhook_fairness", run: webhookFairness },
   { name: "event-stream", key: "event_stream", run: eventStream },
   { name: "listing", key: "listing_at_scale", run: listing },
+  { name: "lifetime-sweep", key: "lifetime_sweep", run: lifetimeSweep },
   { name: "read-throughput", key: "read_throughput", run: readThroughput, needsWrk: true },
   { name: "agent-server", key: "agent_server", run: agentServer },
   { name: "density", key: "density", run: density },

@@ -70,6 +70,7 @@ export default defineConfig({
                   "test/users.test.ts",
                   "test/idempotency.test.ts",
                   "test/restart.test.ts",
+                  "test/lifetime.test.ts",
                   "test/wait-for.test.ts",
                   "test/warm-pool.test.ts",
                   "test/openhands-sandboxes.test.ts",

@@ -20,6 +20,15 @@ export function positiveNumber(value: string): number {
   return number;
 }
 
+/** A duration in whole seconds, 1 or more (the server holds it to its own maximum). */
+export function wholeSeconds(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1) {
+    throw new InvalidArgumentError(`expected whole seconds (1 or more), got "${value}"`);
+  }
+  return number;
+}
+
 export function pageSize(value: string): number {
   const number = Number(value);
   if (!Number.isInteger(number) || number < 1 || number > 100) {

@@ -105,3 +105,43 @@ it("creates a sandbox with an egress policy, shows it, and names a refused entry
 
   expect((await runCli(["sandboxes", "delete", sandbox.id], env)).code).toBe(0);
 });
+
+it("creates a sandbox with a lifetime policy, shows it, and sets its timeout", async () => {
+  const created = await runCli(
+    [
+      "sandboxes",
+      "create",
+      "--active-timeout",
+      "3600",
+      "--on-timeout",
+      "delete",
+      "--idle-pause-after",
+      "300",
+      "--delete-paused-after",
+      "86400",
+      "--json",
+    ],
+    env,
+  );
+  expect(created.code, created.stderr).toBe(0);
+  const sandbox = JSON.parse(created.stdout) as SandboxJson & { lifetime: unknown };
+  expect(sandbox.lifetime).toMatchObject({
+    timeout_s: 3600,
+    on_timeout: "delete",
+    idle_pause_after_s: 300,
+    delete_paused_after_s: 86400,
+  });
+  const shown = await runCli(["sandboxes", "get", sandbox.id], env);
+  expect(shown.stdout).toMatch(
+    /^lifetime: +timeout 3600 s → delete, idle pause 300 s, delete after 86400 s paused$/m,
+  );
+  const extended = await runCli(["sandboxes", "timeout", sandbox.id, "7200", "--json"], env);
+  expect(extended.code, extended.stderr).toBe(0);
+  const { expires_at } = JSON.parse(extended.stdout) as { expires_at: string };
+  expect(Date.parse(expires_at) - Date.now()).toBeGreaterThan(7_000_000);
+  // Refused before anything is sent: not whole seconds.
+  const refused = await runCli(["sandboxes", "timeout", sandbox.id, "1.5"], env);
+  expect(refused.code).not.toBe(0);
+  expect(refused.stderr).toMatch(/expected whole seconds/);
+  await runCli(["sandboxes", "delete", sandbox.id], env);
+});

@@ -22,6 +22,7 @@ function isPostgresUrl(text: string): boolean {
 }
 
 const optionalPositiveInt = z.coerce.number().int().positive();
+const DAY_S = 24 * 60 * 60;
 
 /** `true`/`false` (also 1/0, yes/no) as environment variables spell them. */
 const flag = z
@@ -45,7 +46,17 @@ const EnvSchema = z.object({
   SANDBOX_START_TIMEOUT_MS: optionalPositiveInt.default(60_000),
   CONVERSATION_START_TIMEOUT_MS: optionalPositiveInt.default(60_000),
   AGENT_REQUEST_TIMEOUT_MS: optionalPositiveInt.default(30_000),
+  /** The default of idle_pause_after_s, in minutes (SANDBOX_IDLE_PAUSE_AFTER_S wins when both are set). */
   IDLE_AUTO_PAUSE_MINUTES: z.coerce.number().positive().optional(),
+  /** Lifetime defaults of new sandboxes (a create's fields, then its spec's, win); unset: off. */
+  SANDBOX_TIMEOUT_S: optionalPositiveInt.optional(),
+  SANDBOX_ON_TIMEOUT: z.enum(["pause", "delete"]).default("pause"),
+  SANDBOX_IDLE_PAUSE_AFTER_S: optionalPositiveInt.optional(),
+  SANDBOX_DELETE_PAUSED_AFTER_S: optionalPositiveInt.optional(),
+  /** The most a create or spec may ask for; a larger value is 422. */
+  SANDBOX_MAX_TIMEOUT_S: optionalPositiveInt.default(30 * DAY_S),
+  SANDBOX_MAX_IDLE_PAUSE_AFTER_S: optionalPositiveInt.default(30 * DAY_S),
+  SANDBOX_MAX_DELETE_PAUSED_AFTER_S: optionalPositiveInt.default(365 * DAY_S),
   /** Pre-started sandboxes of the default spec that creates claim; they never take the last slot. */
   WARM_POOL_SIZE: z.coerce
     .number({ message: "must be a whole number from 0 to 64" })
@@ -131,6 +142,55 @@ const EnvSchema = z.object({
 });
 
 export type Env = z.infer<typeof EnvSchema>;
+
+/**
+ * The operator's lifetime defaults and maxima as the core takes them (milliseconds). A default
+ * above its maximum is a configuration error: no sandbox could be created with it.
+ */
+export function lifetimeConfig(env: Env) {
+  const ms = (seconds: number | undefined) => (seconds === undefined ? null : seconds * 1000);
+  const idleS =
+    env.SANDBOX_IDLE_PAUSE_AFTER_S ??
+    (env.IDLE_AUTO_PAUSE_MINUTES === undefined
+      ? undefined
+      : Math.max(1, Math.round(env.IDLE_AUTO_PAUSE_MINUTES * 60)));
+  const defaults: [string, number | undefined, string, number][] = [
+    [
+      "SANDBOX_TIMEOUT_S",
+      env.SANDBOX_TIMEOUT_S,
+      "SANDBOX_MAX_TIMEOUT_S",
+      env.SANDBOX_MAX_TIMEOUT_S,
+    ],
+    [
+      "SANDBOX_IDLE_PAUSE_AFTER_S",
+      idleS,
+      "SANDBOX_MAX_IDLE_PAUSE_AFTER_S",
+      env.SANDBOX_MAX_IDLE_PAUSE_AFTER_S,
+    ],
+    [
+      "SANDBOX_DELETE_PAUSED_AFTER_S",
+      env.SANDBOX_DELETE_PAUSED_AFTER_S,
+      "SANDBOX_MAX_DELETE_PAUSED_AFTER_S",
+      env.SANDBOX_MAX_DELETE_PAUSED_AFTER_S,
+    ],
+  ];
+  for (const [name, value, maxName, max] of defaults) {
+    if (value !== undefined && value > max) {
+      throw new ConfigError(
+        `invalid configuration: ${name} must be at most ${maxName} (got ${value} and ${max})`,
+      );
+    }
+  }
+  return {
+    defaultTimeoutMs: ms(env.SANDBOX_TIMEOUT_S),
+    defaultOnTimeout: env.SANDBOX_ON_TIMEOUT,
+    idleAutoPauseMs: ms(idleS),
+    defaultDeletePausedAfterMs: ms(env.SANDBOX_DELETE_PAUSED_AFTER_S),
+    maxTimeoutMs: env.SANDBOX_MAX_TIMEOUT_S * 1000,
+    maxIdlePauseAfterMs: env.SANDBOX_MAX_IDLE_PAUSE_AFTER_S * 1000,
+    maxDeletePausedAfterMs: env.SANDBOX_MAX_DELETE_PAUSED_AFTER_S * 1000,
+  };
+}
 
 /**
  * Reads and validates the environment once. A wrong value is a ConfigError naming the variable,

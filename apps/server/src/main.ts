@@ -5,14 +5,16 @@ import pino from "pino";
 import { startupBanner } from "./banner";
 import { ConfigError, exitWithConfigError } from "./config-error";
 import { prepareDataDir } from "./data-dir";
-import { type Env, loadEnv } from "./env";
+import { type Env, lifetimeConfig, loadEnv } from "./env";
 import { selectRuntime } from "./runtime";
 import { startServer } from "./server";
 import { adoptSharedInstanceId } from "./shared-instance";
 
 let env: Env;
+let lifetime: ReturnType<typeof lifetimeConfig>;
 try {
   env = loadEnv();
+  lifetime = lifetimeConfig(env);
   if (env.LEASE_RENEW_MS >= env.LEASE_TTL_MS) {
     throw new ConfigError(
       `invalid configuration: LEASE_RENEW_MS must be less than LEASE_TTL_MS (got ${env.LEASE_RENEW_MS} and ${env.LEASE_TTL_MS})`,
@@ -65,7 +67,7 @@ async function main() {
       sandboxStartTimeoutMs: env.SANDBOX_START_TIMEOUT_MS,
       conversationStartTimeoutMs: env.CONVERSATION_START_TIMEOUT_MS,
       agentRequestTimeoutMs: env.AGENT_REQUEST_TIMEOUT_MS,
-      idleAutoPauseMs: env.IDLE_AUTO_PAUSE_MINUTES ? env.IDLE_AUTO_PAUSE_MINUTES * 60_000 : null,
+      ...lifetime,
       warmPoolSize: env.WARM_POOL_SIZE,
       webhookTimeoutMs: env.WEBHOOK_TIMEOUT_MS,
       webhookMaxAttempts: env.WEBHOOK_MAX_ATTEMPTS,

@@ -172,6 +172,7 @@ describe("every procedure is served at its REST path with its success status", (
     // Bodiless POSTs need no content type.
     await expectOk("POST /sandboxes/{id}/pause", { params: id });
     await expectOk("POST /sandboxes/{id}/resume", { params: id });
+    await expectOk("POST /sandboxes/{id}/timeout", { params: id, body: { timeout_s: 3600 } });
     await expectOk("DELETE /sandboxes/{id}", { params: id });
     const another = await expectOk("POST /sandboxes", { query: "?sandbox_spec_id=default" });
     await expectOk("DELETE /sandboxes", { query: `?sandbox_id=${another.id}` });

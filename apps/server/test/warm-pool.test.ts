@@ -86,11 +86,14 @@ describe("warm pool", () => {
     const byId = new Map(members.map((m) => [m.id, m]));
     const res = await t.api("POST", "/api/v1/sandboxes", {
       key: alice,
-      body: { labels: { team: "a" } },
+      body: { labels: { team: "a" }, timeout_s: 600 },
     });
     expect(res.status).toBe(201);
     expect(res.body.status).toBe("RUNNING");
     expect(res.body.labels).toEqual({ team: "a" });
+    // The owner's lifetime policy, its active time counted from the claim, not from the pool.
+    expect(res.body.lifetime.timeout_s).toBe(600);
+    expect(Date.parse(res.body.expires_at) - Date.parse(res.body.created_at)).toBe(600_000);
     const member = byId.get(res.body.id);
     if (!member) throw new Error(`${res.body.id} was not a pool member`);
     poolKeys.set(member.id, member.sessionApiKey);

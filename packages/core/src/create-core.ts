@@ -17,11 +17,14 @@ import { builtinSpecs } from "./sandbox-specs/builtin";
 import { defaultMaxRunningSandboxes } from "./sandboxes/default-limit";
 import { watchEgressDenials } from "./sandboxes/egress-denials";
 import { ForwardGate } from "./sandboxes/forward-gate";
+import { LifetimeSweeper } from "./sandboxes/lifetime/sweep";
 import { SandboxSupervisor } from "./sandboxes/supervisor";
 import { ensurePoolOwner } from "./sandboxes/warm-pool/pool-state";
 import { createApiKeyCache } from "./users/api-keys";
 import { DeliveryWorker } from "./webhooks/delivery-worker";
 import { watchSandboxLifecycle } from "./webhooks/lifecycle";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 export const defaultConfig: CoreConfig = {
   sandboxStartTimeoutMs: 60_000,
@@ -33,6 +36,13 @@ export const defaultConfig: CoreConfig = {
   healthGraceMs: 10_000,
   supervisorIntervalMs: 1_000,
   idleAutoPauseMs: null,
+  defaultTimeoutMs: null,
+  defaultOnTimeout: "pause",
+  defaultDeletePausedAfterMs: null,
+  maxTimeoutMs: 30 * DAY_MS,
+  maxIdlePauseAfterMs: 30 * DAY_MS,
+  maxDeletePausedAfterMs: 365 * DAY_MS,
+  lifetimeSweepIntervalMs: 1_000,
   warmPoolSize: 0,
   defaultSpecId: "default",
   webhookTimeoutMs: 10_000,
@@ -76,6 +86,8 @@ export interface CreateCoreOptions {
 export interface Core {
   deps: CoreDeps;
   supervisor: SandboxSupervisor;
+  /** Applies the sandboxes' lifetime rules (timeout, idle pause, retention while PAUSED). */
+  lifetime: LifetimeSweeper;
   /** Follows the events of every RUNNING sandbox's conversations. */
   follower: EventFollower;
   /** Sends the webhook outbox. */
@@ -128,6 +140,7 @@ export function createCore(options: CreateCoreOptions): Core {
     ...(options.metrics ? { metrics: options.metrics } : {}),
   };
   const supervisor = new SandboxSupervisor(deps);
+  const lifetime = new LifetimeSweeper(deps);
   const { eventWorker } = options;
   const follower = new EventFollower(
     deps,
@@ -146,9 +159,11 @@ export function createCore(options: CreateCoreOptions): Core {
       webhookWorker.start();
       await follower.start();
       await supervisor.start();
+      lifetime.start();
     },
     async stop() {
       leading = false;
+      await lifetime.stop();
       supervisor.stop();
       // Events already received are stored, not left for the next holder to fetch again.
       await follower.stop();
@@ -169,6 +184,7 @@ export function createCore(options: CreateCoreOptions): Core {
   return {
     deps,
     supervisor,
+    lifetime,
     follower,
     webhookWorker,
     replicaId,

@@ -27,8 +27,21 @@ export interface CoreConfig {
   /** How long a RUNNING sandbox may fail health checks before it is ERROR. */
   healthGraceMs: number;
   supervisorIntervalMs: number;
-  /** Pause RUNNING sandboxes idle this long; null disables. */
+  /**
+   * Lifetime defaults of new sandboxes (a create's fields, then its spec's, win): the operator's
+   * `idle_pause_after_s` (IDLE_AUTO_PAUSE_MINUTES), `timeout_s` and `on_timeout`,
+   * `delete_paused_after_s`. Null: that rule is off unless a create or spec sets it.
+   */
   idleAutoPauseMs: number | null;
+  defaultTimeoutMs: number | null;
+  defaultOnTimeout: "pause" | "delete";
+  defaultDeletePausedAfterMs: number | null;
+  /** The most a create (or spec) may set for each duration; more is 422. */
+  maxTimeoutMs: number;
+  maxIdlePauseAfterMs: number;
+  maxDeletePausedAfterMs: number;
+  /** How often the duties' holder looks for sandboxes whose lifetime rule is due. */
+  lifetimeSweepIntervalMs: number;
   /**
    * Pre-started RUNNING sandboxes of the default spec that creates claim (0: none). They count
    * against `maxRunningSandboxes` but never take its last slot, and make room at the limit.

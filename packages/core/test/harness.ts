@@ -41,6 +41,8 @@ export interface TestCoreOptions {
   sandboxing?: ProcessSandboxing;
   /** `file` (default: a temporary file, both connections as in production) or `:memory:`. */
   database?: "file" | ":memory:";
+  /** The core's clock (`deps.now`); `Date.now` by default. */
+  now?: () => number;
 }
 
 export interface TestCore {
@@ -101,6 +103,7 @@ export async function createTestCore(options: TestCoreOptions = {}): Promise<Tes
     runtime,
     log: silentLogger,
     config: { ...TEST_CONFIG, ...options.config },
+    ...(options.now ? { now: options.now } : {}),
   });
   const { deps } = core;
   // Every sandbox this core ever moved, so close() can check none of them left a process behind.
@@ -146,6 +149,7 @@ export async function createTestCore(options: TestCoreOptions = {}): Promise<Tes
         pids: null,
         network: null,
         createdAt: deps.now(),
+        lifetime: null,
         ...spec,
       };
       await store.specs.upsert(row);

@@ -3,6 +3,7 @@ export {
   createPostgresStore,
   type PostgresStoreOptions,
 } from "./pg/pg-store";
+export { completeSandbox, NO_LIFETIME } from "./port/new-sandbox";
 export type * from "./port/repositories";
 export type * from "./port/rows";
 export * from "./port/store";

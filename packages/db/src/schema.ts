@@ -53,7 +53,17 @@ export const sandboxSpecs = sqliteTable("sandbox_specs", {
   /** The egress policy of the spec's sandboxes unless a create sets one; null: the server's default. */
   network: text("network", { mode: "json" }).$type<SandboxEgressPolicy>(),
   createdAt: createdAt(),
+  /** Lifetime defaults of its sandboxes (`timeout_s`, …); null: the operator's defaults. */
+  lifetime: text("lifetime", { mode: "json" }).$type<SpecLifetime>(),
 });
+
+/** A spec's lifetime defaults, in seconds as the API spells them; absent: the operator's default. */
+export interface SpecLifetime {
+  timeout_s?: number;
+  on_timeout?: "pause" | "delete";
+  idle_pause_after_s?: number;
+  delete_paused_after_s?: number;
+}
 
 export const sandboxes = sqliteTable(
   "sandboxes",
@@ -79,10 +89,28 @@ export const sandboxes = sqliteTable(
     lastActivityAt: integer("last_activity_at"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
+    /*
+     * Lifetime (see core's `sandboxes/lifetime`). Times in ms. Active time is `activeMs` plus, while
+     * the sandbox is not PAUSED, the time since `runningSince`; paused time never counts.
+     */
+    /** Active time allowed in all (`timeout_s` from when it was set); null: no timeout. */
+    activeLimitMs: integer("active_limit_ms"),
+    /** `pause` or `delete` once the active time reaches `activeLimitMs`. */
+    onTimeout: text("on_timeout"),
+    idlePauseAfterMs: integer("idle_pause_after_ms"),
+    deletePausedAfterMs: integer("delete_paused_after_ms"),
+    /** Active time accumulated before `runningSince`. */
+    activeMs: integer("active_ms").notNull().default(0),
+    /** Start of the current active stretch; null while PAUSED. */
+    runningSince: integer("running_since"),
+    pausedAt: integer("paused_at"),
+    /** The earliest moment a lifetime rule may fire; the sweep reads only rows due by now. */
+    lifetimeDueAt: integer("lifetime_due_at"),
   },
   (t) => [
     index("sandboxes_owner_created_idx").on(t.ownerId, t.createdAt, t.id),
     index("sandboxes_status_idx").on(t.status),
+    index("sandboxes_lifetime_due_idx").on(t.lifetimeDueAt),
   ],
 );
 

@@ -21,6 +21,9 @@ export function printSandbox(out: Output, sandbox: Sandbox): void {
     ["network", formatNetwork(sandbox.network)],
     ["created", shortTime(sandbox.created_at)],
     ["updated", shortTime(sandbox.updated_at)],
+    ["active time", `${sandbox.active_time_s} s`],
+    ["expires", sandbox.expires_at ? shortTime(sandbox.expires_at) : "-"],
+    ["lifetime", formatLifetime(sandbox.lifetime)],
   ]);
 }
 
@@ -31,6 +34,18 @@ export function formatNetwork(network: Sandbox["network"]): string {
     ...(network.allow_out.length > 0 ? [`allow ${network.allow_out.join(", ")}`] : []),
     ...(network.deny_out.length > 0 ? [`deny ${network.deny_out.join(", ")}`] : []),
   ].join("; ");
+}
+
+/** `timeout 3600 s → pause, idle pause 300 s, delete after 86400 s paused`, or `-`. */
+function formatLifetime(lifetime: Sandbox["lifetime"]): string {
+  const rules = [
+    lifetime.timeout_s === null ? null : `timeout ${lifetime.timeout_s} s → ${lifetime.on_timeout}`,
+    lifetime.idle_pause_after_s === null ? null : `idle pause ${lifetime.idle_pause_after_s} s`,
+    lifetime.delete_paused_after_s === null
+      ? null
+      : `delete after ${lifetime.delete_paused_after_s} s paused`,
+  ].filter((rule) => rule !== null);
+  return rules.length === 0 ? "-" : rules.join(", ");
 }
 
 function conversationState(c: AppConversation): string {

@@ -7,7 +7,7 @@ import {
 import { type Command, Option } from "commander";
 import type { CommandContext, JsonOption } from "../context";
 import { printJson, printTable } from "../output";
-import { collectList, collectPair, pageSize, positiveNumber } from "../parse";
+import { collectList, collectPair, pageSize, positiveNumber, wholeSeconds } from "../parse";
 import { formatNetwork, printSandbox, sandboxColumns } from "./render";
 
 const statuses: SandboxStatus[] = ["STARTING", "RUNNING", "PAUSED", "STOPPING", "ERROR"];
@@ -34,6 +34,10 @@ interface CreateOptions extends JsonOption, NetworkOptions {
   env?: Record<string, string>;
   wait?: boolean;
   timeout: number;
+  activeTimeout?: number;
+  onTimeout?: "pause" | "delete";
+  idlePauseAfter?: number;
+  deletePausedAfter?: number;
 }
 
 type NetworkInput = NonNullable<RouterInputs["sandboxes"]["start"]["network"]>;
@@ -124,6 +128,19 @@ export function registerSandboxes(program: Command, ctx: CommandContext): void {
   withNetworkOptions(create)
     .option("--wait", "wait until it is RUNNING")
     .option("--timeout <seconds>", "how long --wait waits", positiveNumber, 60)
+    .option(
+      "--active-timeout <seconds>",
+      "timeout_s: active time allowed (paused time does not count)",
+      wholeSeconds,
+    )
+    .addOption(
+      new Option("--on-timeout <action>", "what the timeout does (default pause)").choices([
+        "pause",
+        "delete",
+      ]),
+    )
+    .option("--idle-pause-after <seconds>", "pause after this long without activity", wholeSeconds)
+    .option("--delete-paused-after <seconds>", "delete once PAUSED this long", wholeSeconds)
     .option("--json", "print JSON (for scripts)")
     .action(async (options: CreateOptions) => {
       const client = ctx.session.client();
@@ -132,6 +149,10 @@ export function registerSandboxes(program: Command, ctx: CommandContext): void {
         labels: options.label,
         env: options.env,
         network: networkInput(options),
+        timeout_s: options.activeTimeout,
+        on_timeout: options.onTimeout,
+        idle_pause_after_s: options.idlePauseAfter,
+        delete_paused_after_s: options.deletePausedAfter,
       });
       if (options.wait) {
         sandbox = await waitForSandboxStatus(client, sandbox.id, "RUNNING", {
@@ -183,6 +204,17 @@ export function registerSandboxes(program: Command, ctx: CommandContext): void {
         : await client.sandboxes.get.query({ id });
       if (options.json) printJson(ctx.out, sandbox.network);
       else ctx.out.write(`${formatNetwork(sandbox.network)}\n`);
+    });
+
+  sandboxes
+    .command("timeout")
+    .description("allow a sandbox <seconds> of active time from now (extends or shortens)")
+    .argument("<id>", "sandbox id")
+    .argument("<seconds>", "active time allowed from now", wholeSeconds)
+    .option("--json", "print JSON (for scripts)")
+    .action(async (id: string, seconds: number, options: JsonOption) => {
+      const client = ctx.session.client();
+      show(ctx, await client.sandboxes.setTimeout.mutate({ id, timeout_s: seconds }), options);
     });
 
   sandboxes

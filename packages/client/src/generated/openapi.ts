@@ -114,6 +114,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/sandboxes/{id}/timeout": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Set a sandbox's timeout
+     * @description Allows `timeout_s` more seconds of active time from now, extending or shortening the timeout; what happens then is the sandbox's `on_timeout`. Time spent PAUSED does not count: a PAUSED sandbox's clock starts again when it is resumed. 422 beyond this server's maximum.
+     */
+    post: operations["set_sandbox_timeout_api_v1_sandboxes__sandbox_id__timeout_post"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/sandboxes/{id}/settings/secrets": {
     parameters: {
       query?: never;
@@ -902,6 +922,8 @@ export interface components {
       deny_out?: string[];
     };
     /** @enum {string} */
+    OnTimeout: "pause" | "delete";
+    /** @enum {string} */
     EventKind:
       | "MessageEvent"
       | "ActionEvent"
@@ -958,6 +980,11 @@ export interface components {
       };
       /** @description The egress policy in force */
       network: components["schemas"]["SandboxNetwork"];
+      /** @description When `timeout_s` of active time is reached; null while PAUSED or without a timeout */
+      expires_at: string | null;
+      /** @description Time it has been active (any status but PAUSED), in whole seconds */
+      active_time_s: number;
+      lifetime: components["schemas"]["SandboxLifetime"];
     };
     ExposedUrl: {
       /** @description `AGENT_SERVER` (the agent server's base URL); our specs expose nothing else */
@@ -969,6 +996,15 @@ export interface components {
       allow_internet: boolean;
       allow_out: string[];
       deny_out: string[];
+    };
+    SandboxLifetime: {
+      /** @description Active time allowed in all (what has been used plus the last timeout set); null: none */
+      timeout_s: number | null;
+      on_timeout: components["schemas"]["OnTimeout"] | null;
+      idle_pause_after_s: number | null;
+      delete_paused_after_s: number | null;
+      /** @description While PAUSED with `delete_paused_after_s`: when it will be deleted */
+      delete_at: string | null;
     };
     SandboxBatch: (components["schemas"]["Sandbox"] | null)[];
     SecretNamesResponse: {
@@ -1002,6 +1038,17 @@ export interface components {
       network: components["schemas"]["SandboxNetwork"];
       /** @description UTC ISO 8601 timestamp */
       created_at: string;
+      /** @description Lifetime defaults of its sandboxes (a create's own fields win); absent fields and null: this server's defaults */
+      lifetime: {
+        /** @description Active time allowed from now; time spent PAUSED does not count. Extend it with POST /sandboxes/{id}/timeout, in whole seconds from 1 to this server's maximum (beyond it: 422 saying the maximum) */
+        timeout_s?: number;
+        /** @description What happens when `timeout_s` is reached: `pause` (default) or `delete` */
+        on_timeout?: components["schemas"]["OnTimeout"];
+        /** @description Pause after this long without activity: no message forwarded, no event from its agent, no proxied traffic; a running agent is activity, in whole seconds from 1 to this server's maximum (beyond it: 422 saying the maximum) */
+        idle_pause_after_s?: number;
+        /** @description Delete the sandbox once it has been PAUSED this long, in whole seconds from 1 to this server's maximum (beyond it: 422 saying the maximum) */
+        delete_paused_after_s?: number;
+      } | null;
     };
     StartedAppConversation: {
       id: string;
@@ -1562,6 +1609,14 @@ export interface operations {
           };
           /** @description What the sandbox may connect to; fields absent here come from the spec's default (every public destination, no private one) */
           network?: components["schemas"]["SandboxNetworkInput"];
+          /** @description Active time allowed from now; time spent PAUSED does not count. Extend it with POST /sandboxes/{id}/timeout, in whole seconds from 1 to this server's maximum (beyond it: 422 saying the maximum) */
+          timeout_s?: number;
+          /** @description What happens when `timeout_s` is reached: `pause` (default) or `delete` */
+          on_timeout?: components["schemas"]["OnTimeout"];
+          /** @description Pause after this long without activity: no message forwarded, no event from its agent, no proxied traffic; a running agent is activity, in whole seconds from 1 to this server's maximum (beyond it: 422 saying the maximum) */
+          idle_pause_after_s?: number;
+          /** @description Delete the sandbox once it has been PAUSED this long, in whole seconds from 1 to this server's maximum (beyond it: 422 saying the maximum) */
+          delete_paused_after_s?: number;
         };
       };
     };
@@ -2002,6 +2057,90 @@ export interface operations {
       };
       /** @description Sandbox limit reached */
       429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  set_sandbox_timeout_api_v1_sandboxes__sandbox_id__timeout_post: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Sandbox id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description Active time allowed from now (extends or shortens the timeout), in whole seconds from 1 to this server's maximum (beyond it: 422 saying the maximum) */
+          timeout_s: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Sandbox"];
+        };
+      };
+      /** @description Missing or invalid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict with the sandbox's current status */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body is not uncompressed JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation error */
+      422: {
         headers: {
           [name: string]: unknown;
         };

@@ -20,6 +20,7 @@ export function builtinSpecs(now: number, image = DEFAULT_SANDBOX_IMAGE): Sandbo
       pids: 512,
       network: null,
       createdAt: now,
+      lifetime: null,
     },
   ];
 }

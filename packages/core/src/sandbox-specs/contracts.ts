@@ -1,6 +1,7 @@
 import type { SandboxSpecRow } from "@sandbox-server/db";
 import type { IsolationLevel } from "@sandbox-server/runtime";
 import { z } from "zod";
+import { lifetimeInput } from "../sandboxes/lifetime/contracts";
 import { SandboxNetwork } from "../sandboxes/network-contracts";
 import { specEgressPolicy, toSandboxNetwork } from "../sandboxes/service/egress-policy";
 import { pageInput, pageOf, Timestamp } from "../shared/contracts";
@@ -29,6 +30,12 @@ export const SandboxSpec = z
       "The egress policy of the spec's sandboxes, unless a create sets its own",
     ),
     created_at: Timestamp,
+    lifetime: z
+      .object(lifetimeInput)
+      .nullable()
+      .describe(
+        "Lifetime defaults of its sandboxes (a create's own fields win); absent fields and null: this server's defaults",
+      ),
   })
   .meta({ id: "SandboxSpec" });
 
@@ -57,5 +64,6 @@ export function toSandboxSpec(
     isolation: runnable ? runtime.isolation : null,
     network: toSandboxNetwork(specEgressPolicy(row)),
     created_at: iso(row.createdAt),
+    lifetime: row.lifetime,
   };
 }

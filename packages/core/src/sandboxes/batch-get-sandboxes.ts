@@ -15,5 +15,7 @@ export const batchGetSandboxes = authedProcedure
   .output(SandboxBatch)
   .query(async ({ ctx, input }) => {
     const rows = await Promise.all(input.id.map((id) => ctx.deps.repos.sandboxes.get(id)));
-    return rows.map((row) => (row && row.ownerId === ctx.user.id ? toSandbox(row) : null));
+    return rows.map((row) =>
+      row && row.ownerId === ctx.user.id ? toSandbox(row, ctx.deps.now()) : null,
+    );
   });

@@ -2,6 +2,7 @@ import type { SandboxRow } from "@sandbox-server/db";
 import { z } from "zod";
 import { EnvVars, Labels, pageInput, pageOf, Timestamp } from "../shared/contracts";
 import { iso } from "../shared/time";
+import { lifetimeInput, SandboxLifetime, toLifetimeFields } from "./lifetime/contracts";
 import { SandboxNetwork, SandboxNetworkInput } from "./network-contracts";
 import { toSandboxNetwork } from "./service/egress-policy";
 
@@ -33,6 +34,17 @@ export const Sandbox = z
     status_detail: z.string().nullable(),
     labels: z.record(z.string(), z.string()),
     network: SandboxNetwork.describe("The egress policy in force"),
+    expires_at: z
+      .string()
+      .nullable()
+      .describe(
+        "When `timeout_s` of active time is reached; null while PAUSED or without a timeout",
+      ),
+    active_time_s: z
+      .number()
+      .int()
+      .describe("Time it has been active (any status but PAUSED), in whole seconds"),
+    lifetime: SandboxLifetime,
   })
   .meta({ id: "Sandbox" });
 export type Sandbox = z.infer<typeof Sandbox>;
@@ -60,6 +72,7 @@ export const StartSandboxInput = z.object({
   network: SandboxNetworkInput.optional().describe(
     "What the sandbox may connect to; fields absent here come from the spec's default (every public destination, no private one)",
   ),
+  ...lifetimeInput,
 });
 export type StartSandboxInput = z.infer<typeof StartSandboxInput>;
 
@@ -93,8 +106,8 @@ export const DeleteSandboxByQueryInput = z.object({ sandbox_id: SandboxId });
 
 export const DeleteSandboxOutput = z.object({ success: z.boolean(), id: z.string() });
 
-/** Renders a row for its owner (the only viewer a sandbox ever has). */
-export function toSandbox(row: SandboxRow): Sandbox {
+/** Renders a row for its owner (the only viewer a sandbox ever has), at `now`. */
+export function toSandbox(row: SandboxRow, now: number): Sandbox {
   const running = row.status === "RUNNING" && row.agentServerUrl !== null;
   const url = running ? row.agentServerUrl : null;
   return {
@@ -110,6 +123,7 @@ export function toSandbox(row: SandboxRow): Sandbox {
     status_detail: row.statusDetail,
     labels: row.labels,
     network: toSandboxNetwork(row.network),
+    ...toLifetimeFields(row, now),
   };
 }
 

@@ -8,6 +8,7 @@ import { listSandboxSecrets } from "./list-sandbox-secrets";
 import { pauseSandbox } from "./pause-sandbox";
 import { resumeSandbox } from "./resume-sandbox";
 import { searchSandboxes } from "./search-sandboxes";
+import { setSandboxTimeout } from "./set-sandbox-timeout";
 import { startSandbox } from "./start-sandbox";
 import { updateSandboxNetwork } from "./update-sandbox-network";
 
@@ -18,6 +19,7 @@ export const sandboxesRouter = router({
   get: getSandbox,
   pause: pauseSandbox,
   resume: resumeSandbox,
+  setTimeout: setSandboxTimeout,
   delete: deleteSandbox,
   deleteByQuery: deleteSandboxByQuery,
   listSecrets: listSandboxSecrets,

@@ -3,11 +3,10 @@ import type { RuntimeSandbox } from "@sandbox-server/runtime";
 import { errorMessage } from "@sandbox-server/runtime/error-message";
 import type { CoreDeps } from "../deps";
 import { removeSandbox } from "./service/delete-sandbox";
-import { pauseRunning } from "./service/pause-sandbox";
 import { relaunchSandbox } from "./service/relaunch-sandbox";
 import { markRunning } from "./service/start-sandbox";
 import { updateSandbox } from "./service/status";
-import { POOL_OWNER_ID, poolState } from "./warm-pool/pool-state";
+import { poolState } from "./warm-pool/pool-state";
 import { refillWarmPool } from "./warm-pool/refill";
 
 /**
@@ -247,7 +246,6 @@ export class SandboxSupervisor {
       );
       await Promise.all(rows.map((row) => this.check(row)));
       if (this.deps.sharedStore) await this.recoverAbandoned();
-      await this.pauseIdle();
       // At start the pool is refilled (or emptied of leftovers) whatever its size.
       if (this.deps.config.warmPoolSize > 0) await this.refillPool();
     } catch (error) {
@@ -328,24 +326,6 @@ export class SandboxSupervisor {
       await updateSandbox(deps, row.id, {
         status: "ERROR",
         statusDetail: `The agent server stopped answering its health check for ${deps.config.healthGraceMs} ms`,
-      });
-    }
-  }
-
-  private async pauseIdle(): Promise<void> {
-    const { deps } = this;
-    const idleMs = deps.config.idleAutoPauseMs;
-    if (idleMs === null) return;
-    const now = deps.now();
-    for (const row of await deps.repos.sandboxes.listByStatus(["RUNNING"])) {
-      // Warm pool sandboxes wait to be claimed: idle is what they are for.
-      if (row.ownerId === POOL_OWNER_ID) continue;
-      const last = Math.max(deps.activity.get(row.id) ?? 0, row.lastActivityAt ?? 0, row.updatedAt);
-      if (now - last < idleMs) continue;
-      await deps.locks.run(row.id, async () => {
-        const current = await deps.repos.sandboxes.get(row.id);
-        if (current?.status !== "RUNNING") return;
-        await pauseRunning(deps, row.id, "Paused after being idle");
       });
     }
   }

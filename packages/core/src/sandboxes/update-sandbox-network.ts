@@ -23,5 +23,8 @@ export const updateSandboxNetwork = authedProcedure
   .output(Sandbox)
   .mutation(async ({ ctx, input }) => {
     const { id, ...network } = input;
-    return toSandbox(await updateSandboxNetworkVerb(ctx.deps, ctx.user.id, id, network));
+    return toSandbox(
+      await updateSandboxNetworkVerb(ctx.deps, ctx.user.id, id, network),
+      ctx.deps.now(),
+    );
   });

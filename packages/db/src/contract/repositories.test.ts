@@ -2,7 +2,8 @@ import { DEFAULT_SANDBOX_EGRESS, type SandboxEgressPolicy } from "@sandbox-serve
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type OpenedStore, storeAdapters } from "../../test/stores";
 import { InvalidPageIdError } from "../paging";
-import type { SandboxFilter, SandboxRow, SandboxSpecRow } from "../port/rows";
+import { completeSandbox } from "../port/new-sandbox";
+import type { NewSandboxSpec, SandboxFilter, SandboxRow } from "../port/rows";
 import type { Store } from "../port/store";
 
 let store: Store;
@@ -19,7 +20,7 @@ const narrowed: SandboxEgressPolicy = {
 };
 
 function sandbox(id: string, createdAt: number, extra: Partial<SandboxRow> = {}): SandboxRow {
-  return {
+  return completeSandbox({
     id,
     ownerId: "usr_a",
     specId: "default",
@@ -35,10 +36,10 @@ function sandbox(id: string, createdAt: number, extra: Partial<SandboxRow> = {})
     createdAt,
     updatedAt: createdAt,
     ...extra,
-  };
+  });
 }
 
-function spec(network: SandboxEgressPolicy | null): SandboxSpecRow {
+function spec(network: SandboxEgressPolicy | null): NewSandboxSpec {
   return {
     id: "narrow",
     name: "narrow",

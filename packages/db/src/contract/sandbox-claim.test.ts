@@ -1,26 +1,28 @@
 import { DEFAULT_SANDBOX_EGRESS } from "@sandbox-server/egress";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type OpenedStore, storeAdapters } from "../../test/stores";
+import { completeSandbox } from "../port/new-sandbox";
 import type { SandboxRow } from "../port/rows";
 import type { Store } from "../port/store";
 
-const poolMember = (id: string, extra: Partial<SandboxRow> = {}): SandboxRow => ({
-  id,
-  ownerId: "usr_pool",
-  specId: "default",
-  runtime: "process",
-  status: "RUNNING",
-  statusDetail: "warm",
-  sessionApiKey: "pool-key",
-  agentServerUrl: "http://127.0.0.1:1",
-  labels: {},
-  env: {},
-  network: DEFAULT_SANDBOX_EGRESS,
-  lastActivityAt: 5,
-  createdAt: 10,
-  updatedAt: 10,
-  ...extra,
-});
+const poolMember = (id: string, extra: Partial<SandboxRow> = {}): SandboxRow =>
+  completeSandbox({
+    id,
+    ownerId: "usr_pool",
+    specId: "default",
+    runtime: "process",
+    status: "RUNNING",
+    statusDetail: "warm",
+    sessionApiKey: "pool-key",
+    agentServerUrl: "http://127.0.0.1:1",
+    labels: {},
+    env: {},
+    network: DEFAULT_SANDBOX_EGRESS,
+    lastActivityAt: 5,
+    createdAt: 10,
+    updatedAt: 10,
+    ...extra,
+  });
 
 const claim = (ownerId: string) => ({
   ownerId,

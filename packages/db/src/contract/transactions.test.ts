@@ -1,12 +1,13 @@
 import { DEFAULT_SANDBOX_EGRESS } from "@sandbox-server/egress";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { storeAdapters } from "../../test/stores";
+import { completeSandbox } from "../port/new-sandbox";
 import type { Repositories } from "../port/repositories";
 import type { SandboxRow } from "../port/rows";
 import type { Store } from "../port/store";
 
 function sandbox(id: string, status = "STARTING"): SandboxRow {
-  return {
+  return completeSandbox({
     id,
     ownerId: "usr_a",
     specId: "default",
@@ -21,7 +22,7 @@ function sandbox(id: string, status = "STARTING"): SandboxRow {
     lastActivityAt: null,
     createdAt: 1,
     updatedAt: 1,
-  };
+  });
 }
 
 /** A promise and the function that settles it: lets a test hold a transaction open. */

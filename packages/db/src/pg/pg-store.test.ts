@@ -5,6 +5,7 @@ import { DEFAULT_SANDBOX_EGRESS } from "@sandbox-server/egress";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { databaseUrl, postgresUrl } from "../../test/stores";
+import { completeSandbox } from "../port/new-sandbox";
 import type { SandboxRow } from "../port/rows";
 import type { Store } from "../port/store";
 import { createSecretBox, SecretsKeyMismatchError } from "../secrets/secret-box";
@@ -16,7 +17,7 @@ const postgresTooling = fileURLToPath(new URL("../../../../tooling/postgres/", i
 const enabled = postgresUrl() !== "" || inject("pgRequired");
 
 function sandbox(id: string): SandboxRow {
-  return {
+  return completeSandbox({
     id,
     ownerId: "usr_a",
     specId: "default",
@@ -31,7 +32,7 @@ function sandbox(id: string): SandboxRow {
     lastActivityAt: null,
     createdAt: 1,
     updatedAt: 1,
-  };
+  });
 }
 
 /** A cluster of its own (tooling/postgres/postgres-up.sh): these tests stop and start it. */

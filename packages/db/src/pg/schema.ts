@@ -10,6 +10,7 @@ import {
   text,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
+import type { SpecLifetime } from "../schema";
 
 /*
  * The PostgreSQL tables: the same tables, columns and indexes as `../schema.ts` (SQLite), in the
@@ -64,6 +65,7 @@ export const sandboxSpecs = pgTable("sandbox_specs", {
   /** The egress policy of the spec's sandboxes unless a create sets one; null: the server's default. */
   network: jsonb("network").$type<SandboxEgressPolicy>(),
   createdAt: createdAt(),
+  lifetime: jsonb("lifetime").$type<SpecLifetime>(),
 });
 
 export const sandboxes = pgTable(
@@ -90,10 +92,19 @@ export const sandboxes = pgTable(
     lastActivityAt: millis("last_activity_at"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
+    activeLimitMs: millis("active_limit_ms"),
+    onTimeout: text("on_timeout"),
+    idlePauseAfterMs: millis("idle_pause_after_ms"),
+    deletePausedAfterMs: millis("delete_paused_after_ms"),
+    activeMs: millis("active_ms").notNull().default(0),
+    runningSince: millis("running_since"),
+    pausedAt: millis("paused_at"),
+    lifetimeDueAt: millis("lifetime_due_at"),
   },
   (t) => [
     index("sandboxes_owner_created_idx").on(t.ownerId, t.createdAt, t.id),
     index("sandboxes_status_idx").on(t.status),
+    index("sandboxes_lifetime_due_idx").on(t.lifetimeDueAt),
   ],
 );
 

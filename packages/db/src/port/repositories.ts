@@ -14,6 +14,8 @@ import type {
   IdempotencyRecord,
   LeaseRow,
   NewConversation,
+  NewSandbox,
+  NewSandboxSpec,
   NewUser,
   NewWebhookDelivery,
   SandboxClaim,
@@ -65,12 +67,13 @@ export interface UserRepository {
 export interface SandboxSpecRepository {
   get(id: string): Promise<SandboxSpecRow | undefined>;
   /** Inserts or replaces a spec (built-in specs are refreshed at every start). */
-  upsert(spec: SandboxSpecRow): Promise<void>;
+  upsert(spec: NewSandboxSpec): Promise<void>;
   search(page: PageRequest): Promise<Page<SandboxSpecRow>>;
 }
 
 export interface SandboxRepository {
-  insert(row: SandboxRow): Promise<SandboxRow>;
+  /** Stores the sandbox; absent lifetime columns take their defaults (`NO_LIFETIME`). */
+  insert(row: NewSandbox): Promise<SandboxRow>;
   get(id: string): Promise<SandboxRow | undefined>;
   /** Applies `patch` and returns the updated row (undefined when the row is gone). */
   update(id: string, patch: SandboxPatch): Promise<SandboxRow | undefined>;
@@ -85,6 +88,20 @@ export interface SandboxRepository {
   listByStatus(statuses: string[]): Promise<SandboxRow[]>;
   listAll(): Promise<SandboxRow[]>;
   countByStatus(statuses: string[]): Promise<number>;
+  /**
+   * Sandboxes whose lifetime is due (`lifetimeDueAt <= now`), earliest first, at most `limit`:
+   * an index range, so its cost follows the rows due, not the rows stored.
+   */
+  listLifetimeDue(now: number, limit: number): Promise<SandboxRow[]>;
+  /**
+   * Moves a sandbox's lifetime due time (and the activity it was computed from) only if its status
+   * and due time are still `expected` (nothing moved it meanwhile); false when they were not.
+   */
+  rescheduleLifetime(
+    id: string,
+    expected: Pick<SandboxRow, "status" | "lifetimeDueAt">,
+    next: Pick<SandboxRow, "lifetimeDueAt" | "lastActivityAt">,
+  ): Promise<boolean>;
 }
 
 export interface ConversationRepository {

@@ -11,7 +11,24 @@ export type User = typeof schema.users.$inferSelect;
 export type NewUser = Omit<User, "disabledAt" | "deletedAt">;
 export type ApiKey = typeof schema.apiKeys.$inferSelect;
 export type SandboxSpecRow = typeof schema.sandboxSpecs.$inferSelect;
+export type { SpecLifetime } from "../schema";
+/** A spec as upserted: without lifetime defaults it has none (the operator's apply). */
+export type NewSandboxSpec = Omit<SandboxSpecRow, "lifetime"> &
+  Partial<Pick<SandboxSpecRow, "lifetime">>;
 export type SandboxRow = typeof schema.sandboxes.$inferSelect;
+/** The lifetime columns of a sandbox (policy, active-time accounting, the sweep's due time). */
+export type SandboxLifetimeFields =
+  | "activeLimitMs"
+  | "onTimeout"
+  | "idlePauseAfterMs"
+  | "deletePausedAfterMs"
+  | "activeMs"
+  | "runningSince"
+  | "pausedAt"
+  | "lifetimeDueAt";
+export type SandboxLifetime = Pick<SandboxRow, SandboxLifetimeFields>;
+/** A sandbox as inserted: absent lifetime columns mean no policy and no active time yet. */
+export type NewSandbox = Omit<SandboxRow, SandboxLifetimeFields> & Partial<SandboxLifetime>;
 export type ConversationRow = typeof schema.conversations.$inferSelect;
 /** The OpenHands fields of a conversation: optional on insert (null, or `[]` for `prNumber`). */
 export type ConversationClientFields =
@@ -42,7 +59,8 @@ export type SandboxPatch = Partial<Omit<SandboxRow, "id" | "ownerId" | "createdA
 export type SandboxClaim = Pick<
   SandboxRow,
   "ownerId" | "sessionApiKey" | "labels" | "network" | "createdAt" | "updatedAt"
->;
+> &
+  Partial<SandboxLifetime>;
 
 export type ConversationPatch = Partial<
   Omit<ConversationRow, "id" | "ownerId" | "sandboxId" | "createdAt">

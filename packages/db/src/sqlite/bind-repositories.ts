@@ -1,3 +1,4 @@
+import { completeSandbox } from "../port/new-sandbox";
 import type { Repositories } from "../port/repositories";
 import type { SecretRows } from "../secrets/secret-rows";
 import type { SyncRepositories } from "./repositories";
@@ -40,8 +41,9 @@ export function bindRepositories({ read, write }: Executor, secrets: SecretRows)
     sandboxes: {
       insert: (row) =>
         write((r) => {
-          r.sandboxes.insert(secrets.sealSandbox(row));
-          return row;
+          const full = completeSandbox(row);
+          r.sandboxes.insert(secrets.sealSandbox(full));
+          return full;
         }),
       get: (id) => read((r) => optional(r.sandboxes.get(id), secrets.openSandbox)),
       update: (id, patch) =>
@@ -68,6 +70,10 @@ export function bindRepositories({ read, write }: Executor, secrets: SecretRows)
         read((r) => secrets.openSandboxes(r.sandboxes.listByStatus(statuses))),
       listAll: () => read((r) => secrets.openSandboxes(r.sandboxes.listAll())),
       countByStatus: (statuses) => read((r) => r.sandboxes.countByStatus(statuses)),
+      listLifetimeDue: (now, limit) =>
+        read((r) => secrets.openSandboxes(r.sandboxes.listLifetimeDue(now, limit))),
+      rescheduleLifetime: (id, expected, next) =>
+        write((r) => r.sandboxes.rescheduleLifetime(id, expected, next)),
     },
     conversations: {
       insert: (row) => write((r) => r.conversations.insert(row)),

@@ -5,6 +5,7 @@ import path from "node:path";
 import { DEFAULT_SANDBOX_EGRESS } from "@sandbox-server/egress";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { completeSandbox } from "../port/new-sandbox";
 import type { SandboxRow, WebhookRow } from "../port/rows";
 import type { Store } from "../port/store";
 import {
@@ -41,7 +42,7 @@ afterEach(async () => {
 const secret = (name: string) => `${name}-${randomBytes(12).toString("hex")}`;
 
 function sandbox(id: string, sessionApiKey: string): SandboxRow {
-  return {
+  return completeSandbox({
     id,
     ownerId: "usr_a",
     specId: "default",
@@ -56,7 +57,7 @@ function sandbox(id: string, sessionApiKey: string): SandboxRow {
     lastActivityAt: null,
     createdAt: 1,
     updatedAt: 1,
-  };
+  });
 }
 
 function webhook(id: string, value: string): WebhookRow {

@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { DEFAULT_SANDBOX_EGRESS } from "@sandbox-server/egress";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { completeSandbox } from "../port/new-sandbox";
 import type { Repositories } from "../port/repositories";
 import type { SandboxRow } from "../port/rows";
 import { type Store, StoreBusyError } from "../port/store";
@@ -40,7 +41,7 @@ afterEach(async () => {
 });
 
 function sandbox(id: string, status = "STARTING"): SandboxRow {
-  return {
+  return completeSandbox({
     id,
     ownerId: "usr_a",
     specId: "default",
@@ -55,7 +56,7 @@ function sandbox(id: string, status = "STARTING"): SandboxRow {
     lastActivityAt: null,
     createdAt: 1,
     updatedAt: 1,
-  };
+  });
 }
 
 async function withUser(store: Store): Promise<Store> {

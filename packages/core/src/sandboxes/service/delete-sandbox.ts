@@ -13,11 +13,23 @@ export async function deleteSandbox(deps: CoreDeps, ownerId: string, id: string)
   return deps.locks.run(id, async () => {
     const row = await findOwnedSandbox(deps, ownerId, id);
     if (!DELETABLE.has(row.status)) throw illegalMove(row, "delete");
-    // No agent server is removed with a message in flight: those finish, new ones get 409.
-    await deps.forwards.whileClosed(id, "being deleted", drainTimeoutMs(deps), async () => {
-      await updateSandbox(deps, id, { status: "STOPPING" });
-      await removeSandbox(deps, row);
-    });
+    await stopAndRemove(deps, row, null);
+  });
+}
+
+/**
+ * STOPPING (with `statusDetail` saying why, if given) → gone. Call it under the sandbox's lock.
+ */
+export function stopAndRemove(
+  deps: CoreDeps,
+  row: SandboxRow,
+  statusDetail: string | null,
+): Promise<void> {
+  // No agent server is removed with a message in flight: those finish, new ones get 409.
+  return deps.forwards.whileClosed(row.id, "being deleted", drainTimeoutMs(deps), async () => {
+    const detail = statusDetail === null ? {} : { statusDetail };
+    await updateSandbox(deps, row.id, { status: "STOPPING", ...detail });
+    await removeSandbox(deps, row);
   });
 }
 

@@ -22,7 +22,7 @@ export async function pauseSandbox(
 /**
  * Freezes a RUNNING sandbox once no message to it is in flight, and records PAUSED: forwards
  * already admitted finish first, new ones get 409 meanwhile (see ForwardGate). Call it under the
- * sandbox's lock (also the idle auto-pause does).
+ * sandbox's lock (so does the lifetime sweep).
  */
 export function pauseRunning(
   deps: CoreDeps,

@@ -8,6 +8,7 @@ import { AppError } from "../../errors";
 import { resolveSpec } from "../../sandbox-specs/resolve-spec";
 import { newId } from "../../shared/ids";
 import type { StartSandboxInput } from "../contracts";
+import { initialLifetime, type LifetimePolicy, resolveLifetime } from "../lifetime/policy";
 import { claimWarmSandbox } from "../warm-pool/claim";
 import { evictWarmSandboxAtLimit } from "../warm-pool/evict";
 import { refillWarmPoolSoon } from "../warm-pool/pool-state";
@@ -49,21 +50,28 @@ export async function startSandbox(
 ): Promise<{ row: SandboxRow; ready: Promise<SandboxRow | undefined> }> {
   const spec = await resolveSpec(deps, input.sandbox_spec_id);
   const network = egressPolicyOf(deps, specEgressPolicy(spec), input.network, ["network"]);
-  const claimed = await claimWarmSandbox(deps, ownerId, spec, { ...input, network });
+  const lifetime = resolveLifetime(deps.config, spec.lifetime, input);
+  const claimed = await claimWarmSandbox(deps, ownerId, spec, { ...input, network }, lifetime);
   if (claimed) {
     refillWarmPoolSoon(deps);
     return { row: claimed, ready: Promise.resolve(claimed) };
   }
   await evictWarmSandboxAtLimit(deps);
-  return createSandbox(deps, ownerId, spec, { ...input, network });
+  return createSandbox(deps, ownerId, spec, { ...input, network, lifetime });
 }
 
-/** Records a STARTING sandbox and launches it; RUNNING follows once its agent server answers. */
+/**
+ * Records a STARTING sandbox (under its lifetime policy, if given) and launches it; RUNNING
+ * follows once its agent server answers.
+ */
 export async function createSandbox(
   deps: CoreDeps,
   ownerId: string,
   spec: SandboxSpecRow,
-  input: Pick<StartSandboxInput, "labels" | "env"> & { network: SandboxEgressPolicy },
+  input: Pick<StartSandboxInput, "labels" | "env"> & {
+    network: SandboxEgressPolicy;
+    lifetime?: LifetimePolicy;
+  },
   keepFree = 0,
 ): Promise<{ row: SandboxRow; ready: Promise<SandboxRow | undefined> }> {
   const now = deps.now();
@@ -84,6 +92,8 @@ export async function createSandbox(
       lastActivityAt: null,
       createdAt: now,
       updatedAt: now,
+      // Warm-pool members have none: a claim gives them their owner's.
+      ...(input.lifetime ? initialLifetime(input.lifetime, now) : {}),
     });
   });
   await registerLaunch(deps, row, spec);

@@ -2,6 +2,7 @@ import type { Repositories, SandboxPatch, SandboxRow } from "@sandbox-server/db"
 import type { CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import type { SandboxStatus } from "../contracts";
+import { lifetimeOnMove } from "../lifetime/policy";
 
 type SandboxMove = SandboxPatch & { status?: SandboxStatus };
 
@@ -22,7 +23,13 @@ export async function updateSandbox(
     if (!before) return undefined;
     const patch = typeof move === "function" ? await move(before, tx) : move;
     if (!patch) return { before, after: before, patch: {} };
-    const after = await tx.sandboxes.update(id, { ...patch, updatedAt: deps.now() });
+    const now = deps.now();
+    // Every status move keeps the active-time accounting and the lifetime sweep's due time true.
+    const lifetime =
+      patch.status && patch.status !== before.status
+        ? lifetimeOnMove(before, patch.status, now)
+        : {};
+    const after = await tx.sandboxes.update(id, { ...patch, ...lifetime, updatedAt: now });
     return after && { before, after, patch };
   });
   if (!result) return undefined;

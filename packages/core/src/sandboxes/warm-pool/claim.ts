@@ -3,6 +3,7 @@ import type { SandboxEgressPolicy } from "@sandbox-server/egress";
 import { errorMessage } from "@sandbox-server/runtime/error-message";
 import type { CoreDeps } from "../../deps";
 import type { StartSandboxInput } from "../contracts";
+import { lifetimeDueAt as dueAt, initialLifetime, type LifetimePolicy } from "../lifetime/policy";
 import { sameEgressPolicy } from "../service/egress-policy";
 import { updateSandbox } from "../service/status";
 import { isPoolMember, newSessionKey, POOL_OWNER_ID, poolState } from "./pool-state";
@@ -12,15 +13,16 @@ const ROTATE_TIMEOUT_MS = 2_000;
 
 /**
  * A RUNNING pool sandbox of the spec, handed to `ownerId` under a session key nobody has seen,
- * with the request's labels and egress policy, created now; undefined when the pool has none to
- * give (or the request sets `env`: a running agent server cannot take new environment; or another
- * egress policy than the pool's, and the runtime cannot change one live).
+ * with the request's labels, egress policy and lifetime policy, created now; undefined when the
+ * pool has none to give (or the request sets `env`: a running agent server cannot take new
+ * environment; or another egress policy than the pool's, and the runtime cannot change one live).
  */
 export async function claimWarmSandbox(
   deps: CoreDeps,
   ownerId: string,
   spec: SandboxSpecRow,
   input: Omit<StartSandboxInput, "network"> & { network: SandboxEgressPolicy },
+  lifetime: LifetimePolicy,
 ): Promise<SandboxRow | undefined> {
   if (deps.config.warmPoolSize <= 0) return undefined;
   if (input.env && Object.keys(input.env).length > 0) return undefined;
@@ -36,7 +38,14 @@ export async function claimWarmSandbox(
     if (taken.has(member.id)) continue;
     taken.add(member.id);
     try {
-      const claimed = await handOver(deps, member.id, ownerId, input.labels ?? {}, input.network);
+      const claimed = await handOver(
+        deps,
+        member.id,
+        ownerId,
+        input.labels ?? {},
+        input.network,
+        lifetime,
+      );
       if (claimed) return claimed;
     } finally {
       taken.delete(member.id);
@@ -60,6 +69,7 @@ async function handOver(
   ownerId: string,
   labels: Record<string, string>,
   network: SandboxEgressPolicy,
+  lifetime: LifetimePolicy,
 ): Promise<SandboxRow | undefined> {
   return deps.locks.run(id, async () => {
     const member = await deps.repos.sandboxes.get(id);
@@ -98,6 +108,7 @@ async function handOver(
         network,
         createdAt: now,
         updatedAt: now,
+        ...claimedLifetime(lifetime, now),
       }),
     );
     if (!claimed) return;
@@ -106,4 +117,11 @@ async function handOver(
     deps.events.emit("sandbox.status_changed", { sandbox: claimed, previousStatus: null });
     return claimed;
   });
+}
+
+/** The owner's policy, its active time counted from the claim (the pool's wait is not theirs). */
+function claimedLifetime(policy: LifetimePolicy, now: number) {
+  const fields = initialLifetime(policy, now);
+  const lifetimeDueAt = dueAt({ ...fields, status: "RUNNING", lastActivityAt: now });
+  return { ...fields, lifetimeDueAt };
 }

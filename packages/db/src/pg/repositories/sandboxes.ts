@@ -1,5 +1,6 @@
-import { and, count, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, asc, count, eq, inArray, lte, type SQL, sql } from "drizzle-orm";
 import { keyset, toPage } from "../../paging";
+import { completeSandbox } from "../../port/new-sandbox";
 import type { SandboxRepository } from "../../port/repositories";
 import type { SecretRows } from "../../secrets/secret-rows";
 import type { PgExecutor } from "../client";
@@ -20,8 +21,9 @@ export function createSandboxRepository(
   return {
     insert: (row) =>
       run(async (db) => {
-        await db.insert(sandboxes).values(secrets.sealSandbox(row));
-        return row;
+        const full = completeSandbox(row);
+        await db.insert(sandboxes).values(secrets.sealSandbox(full));
+        return full;
       }),
     get: (id) =>
       run(async (db) => {
@@ -87,6 +89,33 @@ export function createSandboxRepository(
         ),
       ),
     listAll: () => run(async (db) => secrets.openSandboxes(await db.select().from(sandboxes))),
+    listLifetimeDue: (now, limit) =>
+      run(async (db) =>
+        secrets.openSandboxes(
+          await db
+            .select()
+            .from(sandboxes)
+            .where(lte(sandboxes.lifetimeDueAt, now))
+            .orderBy(asc(sandboxes.lifetimeDueAt))
+            .limit(limit),
+        ),
+      ),
+    rescheduleLifetime: (id, expected, next) =>
+      run(async (db) => {
+        if (expected.lifetimeDueAt === null) return false;
+        const rows = await db
+          .update(sandboxes)
+          .set({ lifetimeDueAt: next.lifetimeDueAt, lastActivityAt: next.lastActivityAt })
+          .where(
+            and(
+              eq(sandboxes.id, id),
+              eq(sandboxes.status, expected.status),
+              eq(sandboxes.lifetimeDueAt, expected.lifetimeDueAt),
+            ),
+          )
+          .returning({ id: sandboxes.id });
+        return rows.length > 0;
+      }),
     countByStatus: (statuses) =>
       run(async (db) => {
         const [row] = await db

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import type { Page, PageRequest } from "../../paging";
-import type { SandboxSpecRow } from "../../port/rows";
+import type { NewSandboxSpec, SandboxSpecRow } from "../../port/rows";
 import { sandboxSpecs } from "../../schema";
 import type { Db } from "../client";
 import { selectPage } from "../select-page";
@@ -11,7 +11,7 @@ export function createSandboxSpecRepository(db: Db) {
       return db.select().from(sandboxSpecs).where(eq(sandboxSpecs.id, id)).get();
     },
     /** Inserts or replaces a spec (built-in specs are refreshed at every start). */
-    upsert(spec: SandboxSpecRow): void {
+    upsert(spec: NewSandboxSpec): void {
       const { id, createdAt, ...rest } = spec;
       db.insert(sandboxSpecs)
         .values(spec)

@@ -1,4 +1,4 @@
-import { and, count, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, asc, count, eq, inArray, lte, type SQL, sql } from "drizzle-orm";
 import type { Page, PageRequest } from "../../paging";
 import type { SandboxClaim, SandboxFilter, SandboxPatch, SandboxRow } from "../../port/rows";
 import { sandboxes } from "../../schema";
@@ -19,6 +19,28 @@ export function createSandboxRepository(db: Db) {
     .select()
     .from(sandboxes)
     .where(eq(sandboxes.id, sql.placeholder("id")))
+    .prepare();
+  // The lifetime sweep's query, every second: prepared once, an index range on lifetime_due_at.
+  const lifetimeDue = db
+    .select()
+    .from(sandboxes)
+    .where(lte(sandboxes.lifetimeDueAt, sql.placeholder("now")))
+    .orderBy(asc(sandboxes.lifetimeDueAt))
+    .limit(sql.placeholder("limit"))
+    .prepare();
+  const reschedule = db
+    .update(sandboxes)
+    .set({
+      lifetimeDueAt: sql`${sql.placeholder("nextDue")}`,
+      lastActivityAt: sql`${sql.placeholder("lastActivityAt")}`,
+    })
+    .where(
+      and(
+        eq(sandboxes.id, sql.placeholder("id")),
+        eq(sandboxes.status, sql.placeholder("status")),
+        eq(sandboxes.lifetimeDueAt, sql.placeholder("expectedDue")),
+      ),
+    )
     .prepare();
   return {
     insert(row: SandboxRow): SandboxRow {
@@ -69,6 +91,24 @@ export function createSandboxRepository(db: Db) {
     },
     listAll(): SandboxRow[] {
       return db.select().from(sandboxes).all();
+    },
+    listLifetimeDue(now: number, limit: number): SandboxRow[] {
+      return lifetimeDue.all({ now, limit });
+    },
+    rescheduleLifetime(
+      id: string,
+      expected: Pick<SandboxRow, "status" | "lifetimeDueAt">,
+      next: Pick<SandboxRow, "lifetimeDueAt" | "lastActivityAt">,
+    ): boolean {
+      if (expected.lifetimeDueAt === null) return false;
+      const result = reschedule.run({
+        id,
+        status: expected.status,
+        expectedDue: expected.lifetimeDueAt,
+        nextDue: next.lifetimeDueAt,
+        lastActivityAt: next.lastActivityAt,
+      });
+      return result.changes > 0;
     },
     countByStatus(statuses: string[]): number {
       return (

@@ -1,0 +1,18 @@
+import type { NewSandbox, SandboxLifetime, SandboxRow } from "./rows";
+
+/** No lifetime policy, no active time counted yet: what a sandbox row has unless told otherwise. */
+export const NO_LIFETIME: SandboxLifetime = {
+  activeLimitMs: null,
+  onTimeout: null,
+  idlePauseAfterMs: null,
+  deletePausedAfterMs: null,
+  activeMs: 0,
+  runningSince: null,
+  pausedAt: null,
+  lifetimeDueAt: null,
+};
+
+/** The full row an insert writes (and answers). */
+export function completeSandbox(row: NewSandbox): SandboxRow {
+  return { ...NO_LIFETIME, ...row };
+}
