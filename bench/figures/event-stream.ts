@@ -9,6 +9,7 @@ import {
 } from "../lib/control-plane";
 import type { BenchContext, FigureResult, Row } from "../lib/figure";
 import { ms } from "../lib/figure";
+import { benchPostgres } from "../lib/postgres";
 import { residentMib } from "../lib/proc";
 import { deleteAll } from "../lib/sandboxes";
 import { type Summary, sleep, summarize } from "../lib/stats";
@@ -39,11 +40,10 @@ interface Stream {
  * before, at the end of the stream and after the drain.
  */
 export async function eventStream(ctx: BenchContext): Promise<FigureResult> {
+  const postgres = benchPostgres(ctx.log);
   const databases = [
     { name: "sqlite", env: {} as Record<string, string> },
-    ...(process.env.BENCH_DATABASE_URL
-      ? [{ name: "postgresql", env: { DATABASE_URL: process.env.BENCH_DATABASE_URL } }]
-      : []),
+    ...(postgres ? [{ name: "postgresql", env: { DATABASE_URL: postgres.url } }] : []),
   ];
   const data: Record<string, unknown> = {
     sandboxes: SANDBOXES,
@@ -51,33 +51,37 @@ export async function eventStream(ctx: BenchContext): Promise<FigureResult> {
     stream_s: STREAM_S,
   };
   const rows: Row[] = [];
-  for (const db of databases) {
-    const result = await runOnce(ctx, db.env);
-    data[db.name] = result;
-    const delivery = result.emit_to_delivery_ms as Summary;
-    rows.push({
-      figure: "Events keep up",
-      runtime: `process, ${db.name}`,
-      measure: `${RATE} events/s from ${SANDBOXES} sandboxes for ${STREAM_S} s: delivered once / sent`,
-      value: `${result.delivered_once} / ${result.sent} (${result.duplicates} duplicates)`,
-      target: "all, once",
-      met: result.delivered_once === result.sent && result.duplicates === 0,
-    });
-    rows.push({
-      figure: "Events keep up",
-      runtime: `process, ${db.name}`,
-      measure: "agent server's emit → webhook arrival p50 / p99",
-      value: `${ms(delivery.median)} / ${ms(delivery.p99)}`,
-      target: "p99 ≤ 1 s",
-      met: delivery.p99 <= 1000,
-    });
-    const rss = result.control_plane_rss_mib as Record<string, number>;
-    rows.push({
-      figure: "Events keep up",
-      runtime: `process, ${db.name}`,
-      measure: "control-plane RSS before / end of stream / 30 s after the drain",
-      value: `${rss.before} / ${rss.end_of_stream} / ${rss.after_drain} MiB`,
-    });
+  try {
+    for (const db of databases) {
+      const result = await runOnce(ctx, db.env);
+      data[db.name] = result;
+      const delivery = result.emit_to_delivery_ms as Summary;
+      rows.push({
+        figure: "Events keep up",
+        runtime: `process, ${db.name}`,
+        measure: `${RATE} events/s from ${SANDBOXES} sandboxes for ${STREAM_S} s: delivered once / sent`,
+        value: `${result.delivered_once} / ${result.sent} (${result.duplicates} duplicates)`,
+        target: "all, once",
+        met: result.delivered_once === result.sent && result.duplicates === 0,
+      });
+      rows.push({
+        figure: "Events keep up",
+        runtime: `process, ${db.name}`,
+        measure: "agent server's emit → webhook arrival p50 / p99",
+        value: `${ms(delivery.median)} / ${ms(delivery.p99)}`,
+        target: "p99 ≤ 1 s",
+        met: delivery.p99 <= 1000,
+      });
+      const rss = result.control_plane_rss_mib as Record<string, number>;
+      rows.push({
+        figure: "Events keep up",
+        runtime: `process, ${db.name}`,
+        measure: "control-plane RSS before / end of stream / 30 s after the drain",
+        value: `${rss.before} / ${rss.end_of_stream} / ${rss.after_drain} MiB`,
+      });
+    }
+  } finally {
+    postgres?.stop();
   }
   return {
     key: "event_stream",
