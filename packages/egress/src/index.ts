@@ -1,2 +1,3 @@
+export * from "./address-ranges";
 export * from "./classify-address";
 export * from "./policy";

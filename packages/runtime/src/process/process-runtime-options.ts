@@ -1,7 +1,9 @@
 import path from "node:path";
+import type { OperatorEgressPolicy } from "@sandbox-server/egress";
 import type { RuntimeLogger } from "../types";
 import { detectBwrap, type UsableBwrap } from "./isolation/detect-bwrap";
 import { sandboxUidFor } from "./isolation/sandbox-layout";
+import { detectNetns, type UsableNetns } from "./network/detect-netns";
 
 /**
  * - `auto`: under bubblewrap when it is installed and works here, else plain processes
@@ -9,6 +11,14 @@ import { sandboxUidFor } from "./isolation/sandbox-layout";
  * - `none`: plain processes (isolation `none`)
  */
 export type ProcessSandboxing = "auto" | "bwrap" | "none";
+
+/**
+ * - `auto`: a network namespace of its own for each bubblewrapped sandbox when one can be made
+ *   here (root, pasta, nftables), else the host's network
+ * - `own`: a namespace of its own, or the runtime refuses to start
+ * - `shared`: the host's network (as unsandboxed processes always have)
+ */
+export type ProcessNetworking = "auto" | "own" | "shared";
 
 export interface ProcessRuntimeOptions {
   /** Parent of every sandbox directory (`rootDir/<sandboxId>/`). */
@@ -21,6 +31,10 @@ export interface ProcessRuntimeOptions {
   sandboxing?: ProcessSandboxing;
   /** The bubblewrap binary (default: `bwrap` on the PATH). */
   bwrapPath?: string;
+  /** Default `auto`; only bubblewrapped sandboxes can have a network of their own. */
+  networking?: ProcessNetworking;
+  /** The operator's exceptions to the refused address ranges (default: none). */
+  egress?: { operator: OperatorEgressPolicy };
   /** Size of a bubblewrapped sandbox's private /tmp, a tmpfs (default 1024 MB). */
   tmpSizeMb?: number;
   /** Loopback address agent servers listen on (default 127.0.0.1). */
@@ -49,6 +63,9 @@ export interface ProcessRuntimeSettings {
   agentServerEntry: string;
   /** bubblewrap when sandboxes run under it, null for plain processes. */
   bwrap: UsableBwrap | null;
+  /** The tools for a network namespace per sandbox, null when sandboxes share the host's network. */
+  netns: UsableNetns | null;
+  operatorEgress: OperatorEgressPolicy;
   /** The sandbox user's uid (and gid) inside its user namespace. */
   sandboxUid: number;
   tmpSizeMb: number;
@@ -66,11 +83,14 @@ const SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bi
 
 export function resolveSettings(options: ProcessRuntimeOptions): ProcessRuntimeSettings {
   const nodePath = options.nodePath ?? process.execPath;
+  const bwrap = resolveBwrap(options, nodePath);
   return {
     rootDir: path.resolve(options.rootDir),
     nodePath,
     agentServerEntry: path.resolve(options.agentServerEntry),
-    bwrap: resolveBwrap(options, nodePath),
+    bwrap,
+    netns: resolveNetns(options, bwrap),
+    operatorEgress: options.egress?.operator ?? { allow: [] },
     sandboxUid: sandboxUidFor(process.getuid?.() ?? 0),
     tmpSizeMb: options.tmpSizeMb ?? 1024,
     host: options.host ?? "127.0.0.1",
@@ -93,6 +113,24 @@ function resolveBwrap(options: ProcessRuntimeOptions, nodePath: string): UsableB
   if (sandboxing === "bwrap") {
     throw new Error(
       `process sandboxes were asked to run under bubblewrap (sandboxing "bwrap"), but it cannot be used: ${support.reason}`,
+    );
+  }
+  return null;
+}
+
+function resolveNetns(
+  options: ProcessRuntimeOptions,
+  bwrap: UsableBwrap | null,
+): UsableNetns | null {
+  const networking = options.networking ?? "auto";
+  if (networking === "shared") return null;
+  const support = bwrap
+    ? detectNetns()
+    : { usable: false as const, reason: "sandboxes do not run under bubblewrap" };
+  if (support.usable) return support;
+  if (networking === "own") {
+    throw new Error(
+      `process sandboxes were asked for a network of their own (networking "own"), but it cannot be made: ${support.reason}`,
     );
   }
   return null;

@@ -1,12 +1,18 @@
 import { EventEmitter } from "node:events";
 import { readdir, rm } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
+import {
+  DEFAULT_SANDBOX_EGRESS,
+  type EgressDenial,
+  type SandboxEgressPolicy,
+} from "@sandbox-server/egress";
 import { errorMessage } from "../error-message";
 import { probeHealth, waitForHealth } from "../health";
 import { KeyedLock } from "../keyed-lock";
 import { silentLogger } from "../logger";
 import type {
   IsolationLevel,
+  NetworkIsolation,
   RuntimeLogger,
   RuntimeSandbox,
   RuntimeState,
@@ -18,7 +24,10 @@ import { describeOom, prepareRunCgroup, removeRunCgroup } from "./isolation/run-
 import { cgroupNameFor, type SandboxLimits } from "./isolation/sandbox-cgroup";
 import { SharedViewKeeper } from "./isolation/shared-view";
 import { describeExit, type ExitInfo, withOutput } from "./launch-agent-server";
-import { launchRun, launchState } from "./launch-run";
+import { launchRun, launchState, type RunNetwork } from "./launch-run";
+import { detectNetns, type UsableNetns } from "./network/detect-netns";
+import { compileEgressRuleset, loopbackForwardsOf } from "./network/egress-ruleset";
+import { applyRuleset, netnsNameFor, removeNetns } from "./network/sandbox-network";
 import {
   type ProcessRuntimeOptions,
   type ProcessRuntimeSettings,
@@ -33,6 +42,7 @@ import {
   resolveSandboxPaths,
   type SandboxSecrets,
   syncDirectory,
+  updateSandboxState,
   writeLaunchRecord,
 } from "./sandbox-files";
 import {
@@ -75,7 +85,9 @@ const READY_GIVE_UP_EVERY_MS = 50;
 export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implements SandboxRuntime {
   readonly kind = "process" as const;
   readonly isolation: IsolationLevel;
+  readonly network: NetworkIsolation;
   private readonly settings: ProcessRuntimeSettings;
+  private readonly denialListeners: ((denial: EgressDenial) => void)[] = [];
   private readonly logger: RuntimeLogger;
   private readonly records = new Map<string, SandboxRecord>();
   private readonly lock = new KeyedLock();
@@ -87,9 +99,12 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
     super();
     this.settings = resolveSettings(options);
     this.isolation = this.settings.bwrap ? "namespaces" : "none";
+    this.network = this.settings.netns ? "own" : "shared";
     this.logger = options.logger ?? silentLogger;
     const { rootDir, sandboxUid, agentServerEntry } = this.settings;
-    this.view = new SharedViewKeeper(rootDir, sandboxUid, agentServerEntry, this.logger);
+    this.view = new SharedViewKeeper(rootDir, sandboxUid, agentServerEntry, this.logger, {
+      ownNetwork: this.network === "own",
+    });
   }
 
   /**
@@ -145,6 +160,9 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
       command: options.command?.length ? [...options.command] : null,
       limits: limitsOf(options),
       cgroupName: null,
+      egress: options.egress ?? DEFAULT_SANDBOX_EGRESS,
+      netns: null,
+      resolverPort: null,
       secrets,
       run: null,
       exitDetail: null,
@@ -257,10 +275,41 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
       await removeRunCgroup(record?.cgroupName ?? cgroupNameFor(dir, sandboxId)).catch(
         (error: unknown) => this.logger.error({ sandboxId, err: error }, "cgroup not removed"),
       );
+      // pasta went with the processes (it carries the marker); the namespace and its ruleset now.
+      const netns = this.settings.netns ?? (record?.netns ? usableNetns() : null);
+      if (netns) {
+        await removeNetns(netns, record?.netns ?? netnsNameFor(dir)).catch((error: unknown) =>
+          this.logger.error({ sandboxId, err: error }, "network namespace not removed"),
+        );
+      }
       await rm(dir, { recursive: true, force: true });
       this.records.delete(sandboxId);
       if (record) this.logger.info({ sandboxId }, "sandbox deleted");
     });
+  }
+
+  /**
+   * Records the policy (in `sandbox.json`, so relaunches and a successor control plane keep it)
+   * and, while the sandbox has its namespace, replaces its ruleset in one transaction: new
+   * connections follow at once, established ones go on. On the host's network nothing enforces
+   * it (`network` says so).
+   */
+  async setEgressPolicy(sandboxId: string, policy: SandboxEgressPolicy): Promise<void> {
+    await this.lock.run(sandboxId, async () => {
+      const record = await this.requireRecord(sandboxId);
+      await record.stateWrite;
+      record.egress = policy;
+      await updateSandboxState(record.paths, (state) => ({ ...state, egress: policy }));
+      const { netns } = this.settings;
+      if (netns && record.netns && record.exitDetail === null) {
+        await applyRuleset(netns, record.netns, this.rulesetOf(record));
+      }
+      this.logger.info({ sandboxId, enforced: record.netns !== null }, "egress policy set");
+    });
+  }
+
+  onEgressDenied(listener: (denial: EgressDenial) => void): void {
+    this.denialListeners.push(listener);
   }
 
   async list(): Promise<RuntimeSandbox[]> {
@@ -285,7 +334,14 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
   private async launch(record: SandboxRecord, secrets: SandboxSecrets): Promise<void> {
     // One writer of sandbox.json at a time: the previous launch's record first.
     await record.stateWrite;
-    const launched = await launchRun(this.settings, this.view, this.logger, record, secrets);
+    const launched = await launchRun(
+      this.settings,
+      this.view,
+      this.logger,
+      record,
+      secrets,
+      this.networkOf(record),
+    );
     if (!launched.ok) {
       record.run = null;
       record.exitDetail = launched.detail;
@@ -310,6 +366,22 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
       );
     record.run = run;
     record.exitDetail = null;
+  }
+
+  /** How the next run of the sandbox gets its own network, or null on the host's. */
+  private networkOf(record: SandboxRecord): RunNetwork | null {
+    const { netns, operatorEgress } = this.settings;
+    if (netns === null) return null;
+    return {
+      tools: netns,
+      ruleset: this.rulesetOf(record),
+      resolverPort: null,
+      forwards: loopbackForwardsOf(operatorEgress),
+    };
+  }
+
+  private rulesetOf(record: SandboxRecord): string {
+    return compileEgressRuleset({ policy: record.egress, operator: this.settings.operatorEgress });
   }
 
   private async requireSecrets(record: SandboxRecord): Promise<SandboxSecrets> {
@@ -454,6 +526,12 @@ function limitsOf(options: StartSandboxOptions): SandboxLimits {
     ...(pids !== undefined ? { pids } : {}),
     ...(memoryMb !== undefined ? { memoryMb } : {}),
   };
+}
+
+/** The namespace tools for removing a namespace a runtime on the host's network finds (a sweep). */
+function usableNetns(): UsableNetns | null {
+  const support = detectNetns();
+  return support.usable ? support : null;
 }
 
 function missingSandbox(sandboxId: string): RuntimeSandbox {

@@ -1,0 +1,216 @@
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { createServer } from "node:net";
+import type { UsableNetns } from "./detect-netns";
+import type { LoopbackForward } from "./egress-ruleset";
+import { RESOLVER_PORT } from "./egress-ruleset";
+
+/** The agent server's port inside its own namespace (the host reaches it through pasta). */
+export const INSIDE_AGENT_PORT = 8000;
+
+/** Where `ip netns` keeps named namespaces. */
+const NETNS_DIR = "/run/netns";
+
+/** Tried this many host ports before giving up (one may be taken between our probe and pasta's bind). */
+const PASTA_ATTEMPTS = 4;
+
+/**
+ * The network namespace of the sandbox in `sandboxDir`, by name: unique per sandbox directory, so
+ * two control planes on one machine never share one. `ip netns` names it, which keeps it (and its
+ * ruleset) while nothing runs in it, across relaunches and control-plane restarts.
+ */
+export function netnsNameFor(sandboxDir: string): string {
+  return `ssn-${createHash("sha256").update(sandboxDir).digest("hex").slice(0, 16)}`;
+}
+
+export function netnsPathOf(name: string): string {
+  return `${NETNS_DIR}/${name}`;
+}
+
+// One spawn for the whole set-up: the namespace (unless it exists: a relaunch), its loopback up
+// (the agent server binds 127.0.0.1 at once), and the ruleset from stdin, all before bwrap runs.
+const PREPARE =
+  '[ -e "/run/netns/$1" ] || "$IP" netns add "$1" || exit 1; exec "$NSENTER" --net="/run/netns/$1" /bin/sh -c \'"$IP" link set lo up && exec "$NFT" -f -\'';
+
+/**
+ * Makes the namespace `name` (owned by the initial user namespace: a sandbox's own user namespace
+ * holds no capability over it) if it is not there yet, brings its loopback up and applies
+ * `ruleset` (compileEgressRuleset) in one nftables transaction.
+ */
+export async function prepareNetns(
+  tools: UsableNetns,
+  name: string,
+  ruleset: string,
+): Promise<void> {
+  await runWithInput("/bin/sh", ["-c", PREPARE, "prepare-netns", name], ruleset, tools);
+}
+
+/** Replaces the ruleset of an existing namespace, atomically (`nft -f` is one transaction). */
+export async function applyRuleset(
+  tools: UsableNetns,
+  name: string,
+  ruleset: string,
+): Promise<void> {
+  await runWithInput(
+    tools.nsenter,
+    [`--net=${netnsPathOf(name)}`, tools.nft, "-f", "-"],
+    ruleset,
+    tools,
+  );
+}
+
+/** Adds elements to the namespace's sets (`add element ...` lines), one transaction. */
+export function addSetElements(tools: UsableNetns, name: string, commands: string): Promise<void> {
+  return applyRuleset(tools, name, commands);
+}
+
+/** Reads a set of the namespace's table as nft's JSON. */
+export async function listSet(
+  tools: UsableNetns,
+  name: string,
+  table: string,
+  set: string,
+): Promise<string> {
+  return runWithInput(
+    tools.nsenter,
+    [`--net=${netnsPathOf(name)}`, tools.nft, "-j", "list", "set", "inet", table, set],
+    "",
+    tools,
+  );
+}
+
+/** Removes the namespace (its ruleset goes with it). Succeeds when it is already gone. */
+export async function removeNetns(tools: UsableNetns, name: string): Promise<void> {
+  await runWithInput(
+    "/bin/sh",
+    ["-c", '[ ! -e "/run/netns/$1" ] || exec "$IP" netns del "$1"', "remove-netns", name],
+    "",
+    tools,
+  );
+}
+
+export interface PastaAttach {
+  tools: UsableNetns;
+  name: string;
+  /** Environment of pasta (the sandbox marker: pasta is one of the sandbox's processes). */
+  env: Record<string, string>;
+  /** The control plane's resolver for this sandbox, a UDP port on the host's 127.0.0.1. */
+  resolverPort: number | null;
+  forwards: LoopbackForward[];
+}
+
+/**
+ * Attaches pasta to the namespace: a tap device with the host's addresses and routes for egress
+ * (which pasta performs from the host's network as this user, so the ruleset decides what may go
+ * out), `--no-map-gw` so the gateway address is not the host's loopback, and exactly these
+ * forwards — the host's 127.0.0.1:<port> to the agent server inside (the only inbound one), the
+ * namespace's 127.0.0.1:53 (UDP) to the sandbox's resolver, and each operator exception on the
+ * host's loopback from the same address and port inside (TCP and UDP). Nothing else: every
+ * forwarding option is given (pasta's own defaults forward automatically). pasta forks into the
+ * background once set up; it runs until the sandbox's processes are stopped (it carries the
+ * marker). Returns the host port, retrying on a port taken meanwhile.
+ */
+export async function attachPasta(attach: PastaAttach): Promise<number> {
+  let lastError = "";
+  for (let attempt = 0; attempt < PASTA_ATTEMPTS; attempt++) {
+    const hostPort = await freeLoopbackPort();
+    try {
+      await runWithInput(
+        attach.tools.pasta,
+        pastaArgs(attach, hostPort),
+        "",
+        attach.tools,
+        attach.env,
+      );
+      return hostPort;
+    } catch (error) {
+      lastError = error instanceof Error ? error.message : String(error);
+    }
+  }
+  throw new Error(`pasta could not attach to the sandbox's network namespace: ${lastError}`);
+}
+
+export function pastaArgs(attach: PastaAttach, hostPort: number): string[] {
+  // pasta (2023) takes no address for these: it listens on every address of the namespace, which
+  // are all the sandbox's own (the ruleset treats the port alike on each).
+  const tcpNs = [...new Set(attach.forwards.map((f) => String(f.port)))];
+  const udpNs = [
+    ...(attach.resolverPort === null ? [] : [`${RESOLVER_PORT}:${attach.resolverPort}`]),
+    ...tcpNs,
+  ];
+  return [
+    "--quiet",
+    // As root pasta would switch to nobody, which cannot enter a namespace owned by root.
+    "--runas",
+    "0",
+    "--netns",
+    netnsPathOf(attach.name),
+    "--config-net",
+    "--no-map-gw",
+    "-t",
+    `127.0.0.1/${hostPort}:${INSIDE_AGENT_PORT}`,
+    "-u",
+    "none",
+    ...forwardArgs("-T", tcpNs),
+    ...forwardArgs("-U", udpNs),
+  ];
+}
+
+function forwardArgs(option: string, specs: string[]): string[] {
+  return specs.length === 0 ? [option, "none"] : specs.flatMap((spec) => [option, spec]);
+}
+
+/** A port free on the host's 127.0.0.1 right now (pasta binds it next; a clash is retried). */
+function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === "object" && address
+          ? resolve(address.port)
+          : reject(new Error("no port")),
+      );
+    });
+  });
+}
+
+function runWithInput(
+  command: string,
+  args: string[],
+  input: string,
+  tools: UsableNetns,
+  env: Record<string, string> = {},
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, {
+      env: { IP: tools.ip, NFT: tools.nft, NSENTER: tools.nsenter, ...env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let output = "";
+    let errors = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      errors += chunk.toString();
+    });
+    child.once("error", reject);
+    child.once("close", (code) => {
+      if (code === 0) resolve(output);
+      else
+        reject(
+          new Error(
+            `${args[0] === "-c" ? args[2] : command} failed (${code}): ${errors
+              .split("\n")
+              .filter((line) => line.trim() !== "" && !line.includes("syslog"))
+              .slice(0, 3)
+              .join("; ")}`,
+          ),
+        );
+    });
+    child.stdin.on("error", () => undefined);
+    child.stdin.end(input);
+  });
+}
