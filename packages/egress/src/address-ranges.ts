@@ -87,3 +87,8 @@ export function addressInCidr(address: string, cidr: string): boolean {
     return false;
   }
 }
+
+/** An address's bytes in network order (4 or 16). */
+export function addressBytes(address: string): Buffer {
+  return Buffer.from(ipaddr.parse(address).toByteArray());
+}

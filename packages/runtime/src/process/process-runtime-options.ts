@@ -35,6 +35,11 @@ export interface ProcessRuntimeOptions {
   networking?: ProcessNetworking;
   /** The operator's exceptions to the refused address ranges (default: none). */
   egress?: { operator: OperatorEgressPolicy };
+  /**
+   * How a sandbox's resolver resolves a name (default: as the host does, getaddrinfo:
+   * /etc/hosts, then DNS); null for a name that does not exist.
+   */
+  resolveName?: (name: string) => Promise<string[] | null>;
   /** Size of a bubblewrapped sandbox's private /tmp, a tmpfs (default 1024 MB). */
   tmpSizeMb?: number;
   /** Loopback address agent servers listen on (default 127.0.0.1). */
@@ -66,6 +71,7 @@ export interface ProcessRuntimeSettings {
   /** The tools for a network namespace per sandbox, null when sandboxes share the host's network. */
   netns: UsableNetns | null;
   operatorEgress: OperatorEgressPolicy;
+  resolveName: ((name: string) => Promise<string[] | null>) | null;
   /** The sandbox user's uid (and gid) inside its user namespace. */
   sandboxUid: number;
   tmpSizeMb: number;
@@ -91,6 +97,7 @@ export function resolveSettings(options: ProcessRuntimeOptions): ProcessRuntimeS
     bwrap,
     netns: resolveNetns(options, bwrap),
     operatorEgress: options.egress?.operator ?? { allow: [] },
+    resolveName: options.resolveName ?? null,
     sandboxUid: sandboxUidFor(process.getuid?.() ?? 0),
     tmpSizeMb: options.tmpSizeMb ?? 1024,
     host: options.host ?? "127.0.0.1",

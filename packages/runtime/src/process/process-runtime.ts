@@ -28,6 +28,7 @@ import { launchRun, launchState, type RunNetwork } from "./launch-run";
 import { detectNetns, type UsableNetns } from "./network/detect-netns";
 import { compileEgressRuleset, loopbackForwardsOf } from "./network/egress-ruleset";
 import { applyRuleset, netnsNameFor, removeNetns } from "./network/sandbox-network";
+import { SandboxResolver } from "./network/sandbox-resolver";
 import {
   type ProcessRuntimeOptions,
   type ProcessRuntimeSettings,
@@ -92,6 +93,8 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
   private readonly records = new Map<string, SandboxRecord>();
   private readonly lock = new KeyedLock();
   private readonly view: SharedViewKeeper;
+  /** Names for sandboxes with a network of their own. */
+  private readonly resolver: SandboxResolver | null;
   private watchTimer: NodeJS.Timeout | null = null;
   private closed = false;
 
@@ -105,6 +108,21 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
     this.view = new SharedViewKeeper(rootDir, sandboxUid, agentServerEntry, this.logger, {
       ownNetwork: this.network === "own",
     });
+    const { netns } = this.settings;
+    this.resolver = netns
+      ? new SandboxResolver(
+          netns,
+          (sandboxId) => {
+            const record = this.records.get(sandboxId);
+            return record?.netns ? { policy: record.egress, netns: record.netns } : null;
+          },
+          (denial) => {
+            for (const listener of this.denialListeners) listener(denial);
+          },
+          this.logger,
+          this.settings.resolveName ?? undefined,
+        )
+      : null;
   }
 
   /**
@@ -277,6 +295,7 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
       );
       // pasta went with the processes (it carries the marker); the namespace and its ruleset now.
       const netns = this.settings.netns ?? (record?.netns ? usableNetns() : null);
+      this.resolver?.close(sandboxId);
       if (netns) {
         await removeNetns(netns, record?.netns ?? netnsNameFor(dir)).catch((error: unknown) =>
           this.logger.error({ sandboxId, err: error }, "network namespace not removed"),
@@ -327,6 +346,8 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
     if (this.watchTimer) clearInterval(this.watchTimer);
     this.watchTimer = null;
     this.removeAllListeners();
+    // Sandboxes keep running; their names resolve again once a successor adopts them.
+    this.resolver?.closeAll();
     // Launches recorded before the control plane goes, so its successor adopts them.
     await Promise.all([...this.records.values()].map((record) => record.stateWrite));
   }
@@ -340,7 +361,7 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
       this.logger,
       record,
       secrets,
-      this.networkOf(record),
+      await this.networkOf(record),
     );
     if (!launched.ok) {
       record.run = null;
@@ -369,13 +390,13 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
   }
 
   /** How the next run of the sandbox gets its own network, or null on the host's. */
-  private networkOf(record: SandboxRecord): RunNetwork | null {
+  private async networkOf(record: SandboxRecord): Promise<RunNetwork | null> {
     const { netns, operatorEgress } = this.settings;
-    if (netns === null) return null;
+    if (netns === null || this.resolver === null) return null;
     return {
       tools: netns,
       ruleset: this.rulesetOf(record),
-      resolverPort: null,
+      resolverPort: await this.resolver.open(record.sandboxId),
       forwards: loopbackForwardsOf(operatorEgress),
     };
   }
@@ -499,8 +520,24 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
       { sandboxId, pid: state.pid, running: adopted.exitDetail === null },
       "sandbox adopted",
     );
-    if (adopted.exitDetail === null) this.watchAdopted();
+    if (adopted.exitDetail === null) {
+      this.watchAdopted();
+      this.reopenResolver(adopted);
+    }
     return adopted;
+  }
+
+  /** An adopted sandbox's pasta still forwards to its resolver's port: listen there again. */
+  private reopenResolver(record: SandboxRecord): void {
+    if (this.resolver === null || record.netns === null || record.resolverPort === null) return;
+    this.resolver
+      .open(record.sandboxId, record.resolverPort)
+      .catch((error: unknown) =>
+        this.logger.warn(
+          { sandboxId: record.sandboxId, port: record.resolverPort, reason: errorMessage(error) },
+          "sandbox resolver not reopened: names do not resolve in it until it is relaunched",
+        ),
+      );
   }
 
   /** Adopted processes are not our children, so no exit event comes: poll /proc instead. */
