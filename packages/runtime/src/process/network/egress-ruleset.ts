@@ -77,12 +77,12 @@ export function compileEgressRuleset(input: EgressRulesetInput): string {
     ranges.filter((r) => r.class !== "metadata" && r.family === family).map((r) => r.cidr);
   const resolved = input.resolved ?? [];
 
-  const loopback = loopbackForwardsOf(operator).map((forward) => {
-    const cidr = forward.address === "::1" ? "::1/128" : "127.0.0.1/32";
-    const target: EgressTarget = { kind: "cidr", cidr, port: forward.port };
+  // By port on any address of the loopback: pasta listens on both 127.0.0.1 and ::1.
+  const loopbackPorts = [...new Set(loopbackForwardsOf(operator).map((forward) => forward.port))];
+  const loopback = loopbackPorts.map((port) => {
+    const target: EgressTarget = { kind: "cidr", cidr: "127.0.0.1/32", port };
     const allowed = policy.allowInternet || policy.allowOut.some((t) => targetCovers(t, target));
-    const match = `${familyOf(cidr) === 4 ? "ip" : "ip6"} daddr ${forward.address} meta l4proto { tcp, udp } th dport ${forward.port}`;
-    return `    ${match} ${allowed ? "accept" : "jump refuse"}`;
+    return `    oif "lo" meta l4proto { tcp, udp } th dport ${port} ${allowed ? "accept" : "jump refuse"}`;
   });
 
   const lines = [
@@ -104,7 +104,7 @@ export function compileEgressRuleset(input: EgressRulesetInput): string {
     `  set refused6 { type ipv6_addr . inet_service; size 256; flags dynamic, timeout; timeout 10m; }`,
     "  chain output {",
     "    type filter hook output priority filter; policy accept;",
-    ...loopback.map((rule) => rule.replace("    ", '    oif "lo" ')),
+    ...loopback,
     '    oif "lo" accept',
     "    ct state established,related accept",
     // Neighbour discovery (to link-local and multicast addresses) keeps IPv6 working.
@@ -112,10 +112,12 @@ export function compileEgressRuleset(input: EgressRulesetInput): string {
     "    ip daddr @metadata4 jump refuse",
     "    ip6 daddr @metadata6 jump refuse",
     `    meta l4proto { tcp, udp } th dport ${RESOLVER_PORT} jump refuse`,
-    ...policy.allowOut.flatMap((target) => targetRules(target, "allow", "accept")),
-    ...policy.denyOut.flatMap((target) => targetRules(target, "deny", "jump refuse")),
+    ...policy.allowOut.flatMap((target) => cidrRules(target, "accept")),
+    ...nameSetRules("allow", "accept"),
+    ...policy.denyOut.flatMap((target) => cidrRules(target, "jump refuse")),
+    ...nameSetRules("deny", "jump refuse"),
     ...(policy.allowInternet
-      ? operator.allow.flatMap((target) => targetRules(target, "allow", "accept", false))
+      ? operator.allow.flatMap((target) => cidrRules(target, "accept"))
       : []),
     "    ip daddr @nonpublic4 jump refuse",
     "    ip6 daddr @nonpublic6 jump refuse",
@@ -132,33 +134,30 @@ export function compileEgressRuleset(input: EgressRulesetInput): string {
   return `${lines.filter((line) => line !== "").join("\n")}\n`;
 }
 
+/** The rule of a CIDR target (by address, and port when it has one); host targets are in sets. */
+function cidrRules(target: EgressTarget, verdict: string): string[] {
+  if (target.kind !== "cidr") return [];
+  const match = `${familyOf(target.cidr) === 4 ? "ip" : "ip6"} daddr ${target.cidr}`;
+  const port = target.port === null ? "" : ` meta l4proto { tcp, udp } th dport ${target.port}`;
+  return [`    ${match}${port} ${verdict}`];
+}
+
 /**
- * The rules of one target. A CIDR matches by address (and port); a host name by the sets its
- * lookups fill (both families), in the list's sets for its port or for any port.
+ * The rules of a list's host targets: the sets their resolved addresses go into (by the sandbox's
+ * resolver, or up front), for any port and for a given port, both families. Empty sets cost
+ * nothing, so they are always there and a lookup never has to change a rule.
  */
-function targetRules(
-  target: EgressTarget,
-  list: "allow" | "deny",
-  verdict: string,
-  withNames = true,
-): string[] {
-  const ports = "meta l4proto { tcp, udp } th dport";
-  if (target.kind === "cidr") {
-    const family = familyOf(target.cidr);
-    const match = `${family === 4 ? "ip" : "ip6"} daddr ${target.cidr}`;
-    return [`    ${match}${target.port === null ? "" : ` ${ports} ${target.port}`} ${verdict}`];
-  }
-  if (!withNames) return [];
-  return ([4, 6] as const).map((family) => {
+function nameSetRules(list: "allow" | "deny", verdict: string): string[] {
+  return ([4, 6] as const).flatMap((family) => {
     const daddr = family === 4 ? "ip daddr" : "ip6 daddr";
-    const set = nameSetOf(list, target.port, family);
-    return target.port === null
-      ? `    ${daddr} @${set} ${verdict}`
-      : `    meta l4proto { tcp, udp } ${daddr} . th dport @${set} ${verdict}`;
+    return [
+      `    ${daddr} @${nameSetOf(list, null, family)} ${verdict}`,
+      `    meta l4proto { tcp, udp } ${daddr} . th dport @${nameSetOf(list, 0, family)} ${verdict}`,
+    ];
   });
 }
 
-/** The name sets are referenced once per rule but declared once; duplicates are dropped by nft's set semantics. */
+/** A name set, with the addresses resolved up front (each with its timeout). */
 function nameSet(
   name: NameSet,
   family: 4 | 6,

@@ -12,7 +12,7 @@ import {
 import { errorMessage } from "../../error-message";
 import type { RuntimeLogger } from "../../types";
 import type { UsableNetns } from "./detect-netns";
-import { buildAnswer, DNS_TYPE, type DnsQuestion, parseQuery, RCODE } from "./dns-message";
+import { buildAnswer, DNS_TYPE, parseQuery, RCODE } from "./dns-message";
 import { EGRESS_TABLE, type NameSet, nameSetOf, RESOLVED_TIMEOUT_S } from "./egress-ruleset";
 import { addSetElements } from "./sandbox-network";
 
