@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Installs the system packages the test suites use, from Debian's archive: bubblewrap (process
 # sandboxes run under it; its isolation tests fail without it when CI=true) and jq (the README's
-# walkthrough, run by scripts/test-readme.sh) and iproute2 (scripts/docker-hosts-up.sh). Idempotent; needs root
-# on a machine that lacks them.
+# walkthrough, run by scripts/test-readme.sh) and iproute2 (scripts/docker-hosts-up.sh; a process
+# sandbox's network namespace), passt (pasta: a sandbox's egress and the forward to its agent
+# server), nftables (a sandbox's egress enforcer) and util-linux's nsenter (bwrap starts inside
+# the namespace); the network tests fail without them when CI=true. Idempotent; needs root on a
+# machine that lacks them.
 set -euo pipefail
 
 log() { printf '[install-deps] %s\n' "$*" >&2; }
@@ -12,6 +15,9 @@ command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 command -v jq >/dev/null 2>&1 || missing+=(jq)
 # ip: the several-Docker-hosts suite puts each test host in a network namespace of its own.
 command -v ip >/dev/null 2>&1 || missing+=(iproute2)
+command -v pasta >/dev/null 2>&1 || missing+=(passt)
+command -v nft >/dev/null 2>&1 || missing+=(nftables)
+command -v nsenter >/dev/null 2>&1 || missing+=(util-linux)
 
 if [ ${#missing[@]} -eq 0 ]; then
   log "everything is installed (bwrap $(bwrap --version | awk '{print $2}'))."

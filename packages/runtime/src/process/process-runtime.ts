@@ -65,7 +65,12 @@ export interface ProcessRuntimeEvents {
 
 type Liveness = "alive" | "paused" | "exited";
 
-export type { ProcessRuntimeOptions, ProcessSandboxing } from "./process-runtime-options";
+export { detectNetns, type NetnsSupport } from "./network/detect-netns";
+export type {
+  ProcessNetworking,
+  ProcessRuntimeOptions,
+  ProcessSandboxing,
+} from "./process-runtime-options";
 
 /** How long pause waits for Linux to report every process of the sandbox stopped. */
 const FREEZE_TIMEOUT_MS = 2000;
