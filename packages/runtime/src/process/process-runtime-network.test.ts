@@ -133,6 +133,7 @@ describe.runIf(mustRun)("ProcessRuntime: a network of its own", { timeout: 90_00
       networking: "own",
       resolveName,
     });
+    isolated.onEgressDenied((denial) => denials.push(denial));
     operatorRoot = await fixture.createRootDir();
     const operator: OperatorEgressPolicy = {
       allow: [{ kind: "cidr", cidr: `${lan.address}/32`, port: null }],
@@ -199,6 +200,19 @@ describe.runIf(mustRun)("ProcessRuntime: a network of its own", { timeout: 90_00
     expect(await probeFromHost("http", lan.address, "8080")).toBe("reply lan-host");
     expect(await probe(a, "http", lan.address, "8080")).toMatch(REFUSED);
     expect(await probe(b, "http", lan.address, "8080")).toBe("reply lan-host");
+  });
+
+  it("reports refused connections to addresses when asked, once each", async () => {
+    expect(await probe(a, "tcp", lan.address, "8080")).toMatch(REFUSED);
+    await isolated.reportEgressDenials(a.id);
+    const reported = denials.filter(
+      (d) => d.sandboxId === a.id && d.destination === `${lan.address}:8080`,
+    );
+    expect(reported).toEqual([expect.objectContaining({ rule: "non-public range (reserved)" })]);
+    await isolated.reportEgressDenials(a.id);
+    expect(
+      denials.filter((d) => d.sandboxId === a.id && d.destination === `${lan.address}:8080`),
+    ).toHaveLength(1);
   });
 
   it("resolves names through its own resolver only; DNS to another server is refused", async () => {

@@ -27,6 +27,7 @@ import { describeExit, type ExitInfo, withOutput } from "./launch-agent-server";
 import { launchRun, launchState, type RunNetwork } from "./launch-run";
 import { detectNetns, type UsableNetns } from "./network/detect-netns";
 import { compileEgressRuleset, loopbackForwardsOf } from "./network/egress-ruleset";
+import { DenialReporter, readRefused } from "./network/refused-destinations";
 import { applyRuleset, netnsNameFor, removeNetns } from "./network/sandbox-network";
 import { SandboxResolver } from "./network/sandbox-resolver";
 import {
@@ -93,7 +94,7 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
   readonly isolation: IsolationLevel;
   readonly network: NetworkIsolation;
   private readonly settings: ProcessRuntimeSettings;
-  private readonly denialListeners: ((denial: EgressDenial) => void)[] = [];
+  private readonly denials: DenialReporter;
   private readonly logger: RuntimeLogger;
   private readonly records = new Map<string, SandboxRecord>();
   private readonly lock = new KeyedLock();
@@ -109,6 +110,9 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
     this.isolation = this.settings.bwrap ? "namespaces" : "none";
     this.network = this.settings.netns ? "own" : "shared";
     this.logger = options.logger ?? silentLogger;
+    this.denials = new DenialReporter((sandboxId, error) =>
+      this.logger.error({ sandboxId, err: error }, "egress denial listener failed"),
+    );
     const { rootDir, sandboxUid, agentServerEntry } = this.settings;
     this.view = new SharedViewKeeper(rootDir, sandboxUid, agentServerEntry, this.logger, {
       ownNetwork: this.network === "own",
@@ -121,9 +125,7 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
             const record = this.records.get(sandboxId);
             return record?.netns ? { policy: record.egress, netns: record.netns } : null;
           },
-          (denial) => {
-            for (const listener of this.denialListeners) listener(denial);
-          },
+          (denial) => this.denials.report(denial),
           this.logger,
           this.settings.resolveName ?? undefined,
         )
@@ -261,6 +263,7 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
         const fields = { sandboxId, pid: record.run.pid };
         if (frozen) this.logger.info(fields, "sandbox paused");
         else this.logger.warn(fields, "sandbox paused, but not every process has stopped yet");
+        await this.readDenials(record);
       }
       return this.observe(record);
     });
@@ -291,6 +294,8 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
       if (record) record.deleting = true;
       // Its directory goes below: no write into it may still be under way.
       await record?.stateWrite;
+      if (record) await this.readDenials(record);
+      this.denials.forget(sandboxId);
       const { dir } = resolveSandboxPaths(this.settings.rootDir, sandboxId);
       await stopSandboxProcesses(dir, this.settings.stopGraceMs);
       // By its name, not only the recorded one: a launch interrupted before sandbox.json was
@@ -322,18 +327,47 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
     await this.lock.run(sandboxId, async () => {
       const record = await this.requireRecord(sandboxId);
       await record.stateWrite;
+      const { netns } = this.settings;
+      const live = netns !== null && record.netns !== null && record.exitDetail === null;
+      // The new table counts afresh: what the old one refused is reported first, under its policy.
+      if (live) await this.readDenials(record);
       record.egress = policy;
       await updateSandboxState(record.paths, (state) => ({ ...state, egress: policy }));
-      const { netns } = this.settings;
-      if (netns && record.netns && record.exitDetail === null) {
+      if (live && netns && record.netns) {
         await applyRuleset(netns, record.netns, this.rulesetOf(record));
+        this.denials.resetCounters(sandboxId);
       }
-      this.logger.info({ sandboxId, enforced: record.netns !== null }, "egress policy set");
+      this.logger.info({ sandboxId, enforced: live }, "egress policy set");
     });
   }
 
   onEgressDenied(listener: (denial: EgressDenial) => void): void {
-    this.denialListeners.push(listener);
+    this.denials.listen(listener);
+  }
+
+  /**
+   * Reports (through `onEgressDenied`) the connections to raw addresses the sandbox's ruleset
+   * refused since the last read: the ruleset counts them per destination, and they are read on
+   * demand — here, and by pause, a policy change and delete — never by a timer, so idle
+   * sandboxes cost the control plane nothing. Names refused by the resolver are reported at once.
+   */
+  async reportEgressDenials(sandboxId: string): Promise<void> {
+    const record = await this.findRecord(sandboxId);
+    if (record) await this.readDenials(record);
+  }
+
+  private async readDenials(record: SandboxRecord): Promise<void> {
+    const { netns } = this.settings;
+    if (!netns || !record.netns) return;
+    try {
+      const refused = await readRefused(netns, record.netns);
+      this.denials.reportRefused(record.sandboxId, refused, record.egress);
+    } catch (error) {
+      this.logger.debug(
+        { sandboxId: record.sandboxId, reason: errorMessage(error) },
+        "refused destinations not read",
+      );
+    }
   }
 
   async list(): Promise<RuntimeSandbox[]> {
@@ -360,6 +394,8 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
   private async launch(record: SandboxRecord, secrets: SandboxSecrets): Promise<void> {
     // One writer of sandbox.json at a time: the previous launch's record first.
     await record.stateWrite;
+    // The launch applies the ruleset afresh, and with it its counters of refused destinations.
+    this.denials.resetCounters(record.sandboxId);
     const launched = await launchRun(
       this.settings,
       this.view,

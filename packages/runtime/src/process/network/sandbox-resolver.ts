@@ -23,9 +23,6 @@ export interface ResolverContext {
   netns: string;
 }
 
-/** How many denials of one sandbox are reported per minute (the rest are counted in the log). */
-const DENIALS_PER_MINUTE = 20;
-
 type Decision =
   | { answer: true; sets: { set: "allow" | "deny"; port: number | null }[] }
   | { answer: false; rule: string };
@@ -38,11 +35,10 @@ type Decision =
  * timeout), so the ruleset lets them through or refuses them as the rule says. A name refused
  * outright (metadata, `deny_out` for every port, nothing allowed without `allow_internet`) is
  * answered NXDOMAIN (REFUSED makes the C library retry, then fail as a temporary error) and
- * reported as a denial. Idle, it costs nothing: no timers, only sockets.
+ * reported as a denial (to a reporter that limits how many). Idle, it costs nothing: no timers, only sockets.
  */
 export class SandboxResolver {
   private readonly sockets = new Map<string, Socket>();
-  private readonly denials = new Map<string, { minute: number; count: number }>();
   /** `<sandbox> <set> <element>` → when it was last added (not added again within half its timeout). */
   private readonly added = new Map<string, number>();
 
@@ -82,7 +78,6 @@ export class SandboxResolver {
   close(sandboxId: string): void {
     this.sockets.get(sandboxId)?.close();
     this.sockets.delete(sandboxId);
-    this.denials.delete(sandboxId);
   }
 
   closeAll(): void {
@@ -148,19 +143,10 @@ export class SandboxResolver {
     if (commands.length > 0) await addSetElements(this.tools, netns, `${commands.join("\n")}\n`);
   }
 
-  /** Reports a denial, at most DENIALS_PER_MINUTE per sandbox. */
+  /** Reports a denial (the reporter limits how many). */
   private deny(sandboxId: string, name: string, rule: string): void {
-    const minute = Math.floor(Date.now() / 60_000);
-    const seen = this.denials.get(sandboxId);
-    const count = seen?.minute === minute ? seen.count + 1 : 1;
-    this.denials.set(sandboxId, { minute, count });
-    if (count > DENIALS_PER_MINUTE) return;
     this.logger.info({ sandboxId, destination: name, rule }, "egress denied");
-    try {
-      this.onDenied({ sandboxId, destination: `${name}:53`, rule, at: new Date() });
-    } catch (error) {
-      this.logger.error({ sandboxId, err: error }, "egress denial listener failed");
-    }
+    this.onDenied({ sandboxId, destination: `${name}:53`, rule, at: new Date() });
   }
 }
 
