@@ -336,6 +336,7 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
       if (live && netns && record.netns) {
         await applyRuleset(netns, record.netns, this.rulesetOf(record));
         this.denials.resetCounters(sandboxId);
+        this.resolver?.rulesetReplaced(sandboxId);
       }
       this.logger.info({ sandboxId, enforced: live }, "egress policy set");
     });
@@ -396,6 +397,7 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
     await record.stateWrite;
     // The launch applies the ruleset afresh, and with it its counters of refused destinations.
     this.denials.resetCounters(record.sandboxId);
+    this.resolver?.rulesetReplaced(record.sandboxId);
     const launched = await launchRun(
       this.settings,
       this.view,

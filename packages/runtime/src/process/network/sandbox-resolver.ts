@@ -23,6 +23,15 @@ export interface ResolverContext {
   netns: string;
 }
 
+/**
+ * Lookups in flight, for all sandboxes and for one: getaddrinfo runs on libuv's thread pool (4
+ * threads), which the control plane's file I/O shares, so a sandbox that floods its resolver gets
+ * SERVFAIL rather than the control plane's threads.
+ */
+const LOOKUPS_IN_FLIGHT = 3;
+const LOOKUPS_PER_SANDBOX = 4;
+const LOOKUPS_QUEUED = 256;
+
 type Decision =
   | { answer: true; sets: { set: "allow" | "deny"; port: number | null }[] }
   | { answer: false; rule: string };
@@ -39,8 +48,11 @@ type Decision =
  */
 export class SandboxResolver {
   private readonly sockets = new Map<string, Socket>();
-  /** `<sandbox> <set> <element>` → when it was last added (not added again within half its timeout). */
-  private readonly added = new Map<string, number>();
+  /** Per sandbox, `<set> <element>` → when it was last added (not again within half its timeout). */
+  private readonly added = new Map<string, Map<string, number>>();
+  private inFlight = 0;
+  private readonly queue: (() => void)[] = [];
+  private readonly perSandbox = new Map<string, number>();
 
   constructor(
     private readonly tools: UsableNetns,
@@ -78,6 +90,12 @@ export class SandboxResolver {
   close(sandboxId: string): void {
     this.sockets.get(sandboxId)?.close();
     this.sockets.delete(sandboxId);
+    this.added.delete(sandboxId);
+  }
+
+  /** The sandbox's ruleset was replaced, its sets emptied: addresses must be added again. */
+  rulesetReplaced(sandboxId: string): void {
+    this.added.delete(sandboxId);
   }
 
   closeAll(): void {
@@ -95,7 +113,8 @@ export class SandboxResolver {
         this.deny(sandboxId, query.name, decision.rule);
         return buildAnswer(query, RCODE.NXDOMAIN);
       }
-      const found = await this.resolveName(query.name);
+      const found = await this.limited(sandboxId, () => this.resolveName(query.name));
+      if (found === "busy") return buildAnswer(query, RCODE.SERVFAIL);
       const addresses = found?.filter((a) => classifyAddress(a) !== "metadata") ?? null;
       if (addresses === null) return buildAnswer(query, RCODE.NXDOMAIN);
       if (!context.policy.allowInternet && decision.sets.length === 0) {
@@ -119,6 +138,29 @@ export class SandboxResolver {
     }
   }
 
+  /** Runs `lookup` within the limits, or says `busy`. */
+  private async limited<T>(sandboxId: string, lookup: () => Promise<T>): Promise<T | "busy"> {
+    const mine = this.perSandbox.get(sandboxId) ?? 0;
+    if (mine >= LOOKUPS_PER_SANDBOX || this.queue.length >= LOOKUPS_QUEUED) return "busy";
+    this.perSandbox.set(sandboxId, mine + 1);
+    try {
+      if (this.inFlight >= LOOKUPS_IN_FLIGHT) {
+        await new Promise<void>((resolve) => this.queue.push(resolve));
+      }
+      this.inFlight += 1;
+      try {
+        return await lookup();
+      } finally {
+        this.inFlight -= 1;
+        this.queue.shift()?.();
+      }
+    } finally {
+      const left = (this.perSandbox.get(sandboxId) ?? 1) - 1;
+      if (left === 0) this.perSandbox.delete(sandboxId);
+      else this.perSandbox.set(sandboxId, left);
+    }
+  }
+
   /** Adds the addresses to the name rules' sets (one nft transaction), skipping fresh ones. */
   private async addToSets(
     sandboxId: string,
@@ -127,14 +169,16 @@ export class SandboxResolver {
     sets: { set: "allow" | "deny"; port: number | null }[],
   ): Promise<void> {
     const now = Date.now();
+    const added = this.added.get(sandboxId) ?? new Map<string, number>();
+    this.added.set(sandboxId, added);
     const commands: string[] = [];
     for (const { set: list, port } of sets) {
       for (const address of addresses) {
         const set: NameSet = nameSetOf(list, port, familyOf(address));
         const element = port === null ? address : `${address} . ${port}`;
-        const key = `${sandboxId} ${set} ${element}`;
-        if ((this.added.get(key) ?? 0) > now - (RESOLVED_TIMEOUT_S * 1000) / 2) continue;
-        this.added.set(key, now);
+        const key = `${set} ${element}`;
+        if ((added.get(key) ?? 0) > now - (RESOLVED_TIMEOUT_S * 1000) / 2) continue;
+        added.set(key, now);
         commands.push(
           `add element inet ${EGRESS_TABLE} ${set} { ${element} timeout ${RESOLVED_TIMEOUT_S}s }`,
         );
