@@ -10,8 +10,8 @@ async function one(rt: ProcessRuntime, label: string, i: number) {
   const id = `m${label}${i}`;
   const t = performance.now();
   await rt.register({ sandboxId: id, ownerId: "u", specId: "d", sessionApiKey: "k".repeat(24), env: {} });
-  await rt.start({ sandboxId: id, ownerId: "u", specId: "d", sessionApiKey: "k".repeat(24), env: {} });
-  await rt.waitUntilReady(id, 30000);
+  const T1 = performance.now(); await rt.start({ sandboxId: id, ownerId: "u", specId: "d", sessionApiKey: "k".repeat(24), env: {} });
+  await rt.waitUntilReady(id, 30000); if (process.env.MT) console.error(label, "register", (T1 - t).toFixed(1), "start+ready", (performance.now() - T1).toFixed(1));
   times[label].push(performance.now() - t);
   await rt.delete(id);
 }

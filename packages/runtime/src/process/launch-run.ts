@@ -5,7 +5,13 @@ import type { SharedViewKeeper } from "./isolation/shared-view";
 import { type ExitInfo, LaunchFailure, launchAgentServer } from "./launch-agent-server";
 import type { UsableNetns } from "./network/detect-netns";
 import type { LoopbackForward } from "./network/egress-ruleset";
-import { attachPasta, netnsNameFor, netnsPathOf, prepareNetns } from "./network/sandbox-network";
+import {
+  applyRuleset,
+  attachPasta,
+  createNetns,
+  netnsNameFor,
+  netnsPathOf,
+} from "./network/sandbox-network";
 import { planLaunch, spawnArgvOf } from "./plan-launch";
 import type { ProcessRuntimeSettings } from "./process-runtime-options";
 import {
@@ -65,9 +71,9 @@ export type RunLaunch =
  * (`stateWritten`); after a failed one it is done before this returns. Sets
  * `record.cgroupName`; the caller owns `record.run` and `record.exitDetail`.
  *
- * With `network`, the sandbox gets its namespace (made, or kept from an earlier run) and ruleset
- * before bwrap starts in it (`nsenter --net`: bwrap itself makes no network namespace), and pasta
- * attaches meanwhile; the run's port is then the host's end of pasta's forward.
+ * With `network`, the sandbox gets its namespace (made, or kept from an earlier run) before bwrap
+ * starts in it (`nsenter --net`: bwrap itself makes no network namespace); its ruleset, then pasta,
+ * are applied meanwhile; the run's port is then the host's end of pasta's forward.
  */
 export async function launchRun(
   settings: ProcessRuntimeSettings,
@@ -89,11 +95,18 @@ export async function launchRun(
     record.preparedCgroup = null;
     // Independent of each other (the directories, the plan's files and the cgroup's), so at once.
     const netns = record.netns;
+    // Made at register for a first launch, else now; its ruleset below.
+    const preparedNetns = record.preparedNetns;
+    record.preparedNetns = null;
     const [cgroup, plan] = await Promise.all([
       preparedCgroup,
       planLaunch({ settings, paths, command: record.command, secrets, view, ownNetwork: !!netns }),
       createSandboxDirs(paths),
-      network && netns ? prepareNetns(network.tools, netns, network.ruleset) : null,
+      network && netns
+        ? (preparedNetns ?? Promise.resolve(false)).then(async (made) => {
+            if (!made) await createNetns(network.tools, netns);
+          })
+        : null,
     ]);
     if (cgroup) record.cgroupName = state.cgroup = cgroup.name;
     state.argv = plan.argv;
@@ -102,13 +115,18 @@ export async function launchRun(
       network && netns
         ? [network.tools.nsenter, `--net=${netnsPathOf(netns)}`, ...plan.argv]
         : plan.argv;
-    // pasta carries the marker, so pause, delete and a relaunch reach it with the sandbox.
+    // The ruleset, then pasta, while bwrap and the agent server start: the namespace has no way
+    // out before pasta's tap device, so nothing leaves it before the ruleset is in place (and a
+    // ruleset that fails leaves it without one). pasta carries the marker, so pause, delete and a
+    // relaunch reach it with the sandbox.
     const pasta =
       network && netns
-        ? attachPasta({ ...network, name: netns, env: plan.env }).then(
-            (port) => ({ port, error: null }),
-            (error: unknown) => ({ port: null, error: errorMessage(error) }),
-          )
+        ? applyRuleset(network.tools, netns, network.ruleset)
+            .then(() => attachPasta({ ...network, name: netns, env: plan.env }))
+            .then(
+              (port) => ({ port, error: null }),
+              (error: unknown) => ({ port: null, error: errorMessage(error) }),
+            )
         : null;
     const launched = await launchAgentServer({
       argv: spawnArgvOf(argv, cgroup?.joinFiles ?? []),

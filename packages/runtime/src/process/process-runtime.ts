@@ -28,7 +28,7 @@ import { launchRun, launchState, type RunNetwork } from "./launch-run";
 import { detectNetns, type UsableNetns } from "./network/detect-netns";
 import { compileEgressRuleset, loopbackForwardsOf } from "./network/egress-ruleset";
 import { DenialReporter, readRefused } from "./network/refused-destinations";
-import { applyRuleset, netnsNameFor, removeNetns } from "./network/sandbox-network";
+import { applyRuleset, createNetns, netnsNameFor, removeNetns } from "./network/sandbox-network";
 import { SandboxResolver } from "./network/sandbox-resolver";
 import {
   type ProcessRuntimeOptions,
@@ -196,6 +196,7 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
       pendingLaunch: false,
       stateWrite: null,
       preparedCgroup: null,
+      preparedNetns: null,
     };
     // The sandbox's directory entry and its files are flushed at once (none depends on another).
     const written = Promise.all([
@@ -205,12 +206,14 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
     const cgroup = prepareCgroup
       ? prepareRunCgroup(paths.dir, sandboxId, record.limits, this.logger)
       : null;
+    const netns = prepareCgroup ? this.prepareNetns(record) : null;
     // Both settled before either outcome is reported: a delete after a failed register then finds
     // the cgroup it removes by name. A cgroup that could not be made fails the launch, as before.
     // (allSettled also marks a failed cgroup handled: the launch that takes it sees the failure.)
-    await Promise.allSettled([written, cgroup]);
+    await Promise.allSettled([written, cgroup, netns]);
     await written;
     record.preparedCgroup = cgroup;
+    record.preparedNetns = netns;
     this.records.set(sandboxId, record);
     return record;
   }
@@ -430,6 +433,25 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
       );
     record.run = run;
     record.exitDetail = null;
+  }
+
+  /**
+   * For `register`: the first launch's namespace, made while the record is flushed; true once it
+   * is there. A launch without it makes it itself; the ruleset is always the launch's.
+   */
+  private prepareNetns(record: SandboxRecord): Promise<boolean> | null {
+    const { netns } = this.settings;
+    if (netns === null) return null;
+    return createNetns(netns, netnsNameFor(record.paths.dir)).then(
+      () => true,
+      (error: unknown) => {
+        this.logger.warn(
+          { sandboxId: record.sandboxId, reason: errorMessage(error) },
+          "network namespace not prepared at register",
+        );
+        return false;
+      },
+    );
   }
 
   /** How the next run of the sandbox gets its own network, or null on the host's. */

@@ -48,6 +48,8 @@ export interface SandboxRecord {
    * relaunch makes its own (and counts OOM kills from then).
    */
   preparedCgroup: Promise<RunCgroup | null> | null;
+  /** The namespace `register` made for the first launch: true once it is there. */
+  preparedNetns: Promise<boolean> | null;
 }
 
 /**
@@ -77,6 +79,7 @@ export async function adoptSandbox(
     pendingLaunch: false,
     stateWrite: null,
     preparedCgroup: null,
+    preparedNetns: null,
   };
   if (pid === null || port === null) return record;
   record.run = {

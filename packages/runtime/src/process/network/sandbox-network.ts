@@ -27,22 +27,18 @@ export function netnsPathOf(name: string): string {
   return `${NETNS_DIR}/${name}`;
 }
 
-// One spawn for the whole set-up: the namespace (unless it exists: a relaunch), its loopback up
-// (the agent server binds 127.0.0.1 at once), and the ruleset from stdin, all before bwrap runs.
-const PREPARE =
-  '[ -e "/run/netns/$1" ] || "$IP" netns add "$1" || exit 1; exec "$NSENTER" --net="/run/netns/$1" /bin/sh -c \'"$IP" link set lo up && exec "$NFT" -f -\'';
+// One spawn: the namespace (unless it exists: a relaunch) and its loopback up, which the agent
+// server binds at once.
+const CREATE =
+  '[ -e "/run/netns/$1" ] || "$IP" netns add "$1" || exit 1; exec "$IP" -n "$1" link set lo up';
 
 /**
- * Makes the namespace `name` (owned by the initial user namespace: a sandbox's own user namespace
- * holds no capability over it) if it is not there yet, brings its loopback up and applies
- * `ruleset` (compileEgressRuleset) in one nftables transaction.
+ * Makes the namespace `name` if it is not there yet (owned by the initial user namespace: a
+ * sandbox's own user namespace holds no capability over it) and brings its loopback up. Nothing
+ * can leave it yet: loopback is its only interface until pasta attaches.
  */
-export async function prepareNetns(
-  tools: UsableNetns,
-  name: string,
-  ruleset: string,
-): Promise<void> {
-  await runWithInput("/bin/sh", ["-c", PREPARE, "prepare-netns", name], ruleset, tools);
+export async function createNetns(tools: UsableNetns, name: string): Promise<void> {
+  await runWithInput("/bin/sh", ["-c", CREATE, "create-netns", name], "", tools);
 }
 
 /** Replaces the ruleset of an existing namespace, atomically (`nft -f` is one transaction). */
