@@ -55,11 +55,14 @@ let isolated: ProcessRuntime;
 /** The same, with the operator's exception for the LAN host's web server and resolver. */
 let operatorAllowed: ProcessRuntime;
 let operatorRoot: string;
+let operatorPolicy: OperatorEgressPolicy;
 let a: Sandbox;
 let b: Sandbox;
 let hostV4: Server;
 let hostV6: Server;
 let abstract: NetServer;
+/** A local LLM on the host's loopback, which the operator lets sandboxes reach. */
+let llm: Server;
 const abstractName = `sandbox-test-${randomUUID()}`;
 
 async function listen(server: Server | NetServer, ...args: unknown[]): Promise<number> {
@@ -126,6 +129,8 @@ describe.runIf(mustRun)("ProcessRuntime: a network of its own", { timeout: 90_00
     await listen(hostV4, 0, "127.0.0.1");
     await listen(hostV6, 0, "::1");
     await listen(abstract, `\0${abstractName}`);
+    llm = createHttpServer((_q, r) => r.end("local-llm"));
+    await listen(llm, 0, "127.0.0.1");
     const resolveName = async (name: string) => (name === LAN_NAME ? [lan.address] : null);
     const rootDir = await fixture.createRootDir();
     isolated = fixture.createRuntime(rootDir, {
@@ -136,8 +141,12 @@ describe.runIf(mustRun)("ProcessRuntime: a network of its own", { timeout: 90_00
     isolated.onEgressDenied((denial) => denials.push(denial));
     operatorRoot = await fixture.createRootDir();
     const operator: OperatorEgressPolicy = {
-      allow: [{ kind: "cidr", cidr: `${lan.address}/32`, port: null }],
+      allow: [
+        { kind: "cidr", cidr: `${lan.address}/32`, port: null },
+        { kind: "cidr", cidr: "127.0.0.1/32", port: portOf(llm) },
+      ],
     };
+    operatorPolicy = operator;
     operatorAllowed = fixture.createRuntime(operatorRoot, {
       sandboxing: "bwrap",
       networking: "own",
@@ -157,6 +166,7 @@ describe.runIf(mustRun)("ProcessRuntime: a network of its own", { timeout: 90_00
     hostV4?.close();
     hostV6?.close();
     abstract?.close();
+    llm?.close();
   });
 
   it("says so: isolation namespaces, network own", () => {
@@ -200,6 +210,16 @@ describe.runIf(mustRun)("ProcessRuntime: a network of its own", { timeout: 90_00
     expect(await probeFromHost("http", lan.address, "8080")).toBe("reply lan-host");
     expect(await probe(a, "http", lan.address, "8080")).toMatch(REFUSED);
     expect(await probe(b, "http", lan.address, "8080")).toBe("reply lan-host");
+  });
+
+  it("reaches an operator exception on the host's loopback at the same address, while its policy allows", async () => {
+    const port = String(portOf(llm));
+    expect(await probeFromHost("http", "127.0.0.1", port)).toBe("reply local-llm");
+    expect(await probe(b, "http", "127.0.0.1", port)).toBe("reply local-llm");
+    expect(await probe(a, "tcp", "127.0.0.1", port)).toMatch(REFUSED);
+    await operatorAllowed.setEgressPolicy(b.id, lanPolicy({ allowInternet: false }));
+    expect(await probe(b, "tcp", "127.0.0.1", port)).toMatch(REFUSED);
+    await operatorAllowed.setEgressPolicy(b.id, lanPolicy({}));
   });
 
   it("reports refused connections to addresses when asked, once each", async () => {
@@ -284,7 +304,7 @@ describe.runIf(mustRun)("ProcessRuntime: a network of its own", { timeout: 90_00
     const successor = fixture.createRuntime(operatorRoot, {
       sandboxing: "bwrap",
       networking: "own",
-      egress: { operator: { allow: [{ kind: "cidr", cidr: `${lan.address}/32`, port: null }] } },
+      egress: { operator: operatorPolicy },
       resolveName: async (name) => (name === LAN_NAME ? [lan.address] : null),
     });
     const adopted = await successor.inspect(b.id);
