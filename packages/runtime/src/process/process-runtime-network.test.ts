@@ -55,6 +55,7 @@ let isolated: ProcessRuntime;
 /** The same, with the operator's exception for the LAN host's web server and resolver. */
 let operatorAllowed: ProcessRuntime;
 let operatorRoot: string;
+let isolatedRoot: string;
 let operatorPolicy: OperatorEgressPolicy;
 let a: Sandbox;
 let b: Sandbox;
@@ -133,6 +134,7 @@ describe.runIf(mustRun)("ProcessRuntime: a network of its own", { timeout: 90_00
     await listen(llm, 0, "127.0.0.1");
     const resolveName = async (name: string) => (name === LAN_NAME ? [lan.address] : null);
     const rootDir = await fixture.createRootDir();
+    isolatedRoot = rootDir;
     isolated = fixture.createRuntime(rootDir, {
       sandboxing: "bwrap",
       networking: "own",
@@ -331,5 +333,20 @@ describe.runIf(mustRun)("ProcessRuntime: a network of its own", { timeout: 90_00
     const { stdout } = await exec("ip", ["netns", "list"]);
     expect(stdout).not.toContain(name);
     for (const pid of pasta) expect(await readProcState(pid)).toBe("gone");
+  });
+
+  it("makes the namespace at register, and delete removes it without a launch", async () => {
+    const sandboxId = `sb_${randomUUID().slice(0, 8)}`;
+    await isolated.register({
+      sandboxId,
+      ownerId: "user_1",
+      specId: "default",
+      sessionApiKey: "k".repeat(24),
+      env: {},
+    });
+    const name = netnsNameFor(resolveSandboxPaths(isolatedRoot, sandboxId).dir);
+    expect(existsSync(netnsPathOf(name))).toBe(true);
+    await isolated.delete(sandboxId);
+    expect(existsSync(netnsPathOf(name))).toBe(false);
   });
 });

@@ -1,4 +1,5 @@
 import { EventEmitter } from "node:events";
+import { existsSync } from "node:fs";
 import { readdir, rm } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
@@ -28,7 +29,13 @@ import { launchRun, launchState, type RunNetwork } from "./launch-run";
 import { detectNetns, type UsableNetns } from "./network/detect-netns";
 import { compileEgressRuleset, loopbackForwardsOf } from "./network/egress-ruleset";
 import { DenialReporter, readRefused } from "./network/refused-destinations";
-import { applyRuleset, createNetns, netnsNameFor, removeNetns } from "./network/sandbox-network";
+import {
+  applyRuleset,
+  createNetns,
+  netnsNameFor,
+  netnsPathOf,
+  removeNetns,
+} from "./network/sandbox-network";
 import { SandboxResolver } from "./network/sandbox-resolver";
 import {
   type ProcessRuntimeOptions,
@@ -307,10 +314,13 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
         (error: unknown) => this.logger.error({ sandboxId, err: error }, "cgroup not removed"),
       );
       // pasta went with the processes (it carries the marker); the namespace and its ruleset now.
-      const netns = this.settings.netns ?? (record?.netns ? usableNetns() : null);
+      // Also when this runtime shares the host's network: a sweep of sandboxes an earlier one made
+      // (the name is the directory's, recorded or not: register makes it before any launch).
+      const name = record?.netns ?? netnsNameFor(dir);
+      const netns = this.settings.netns ?? (existsSync(netnsPathOf(name)) ? usableNetns() : null);
       this.resolver?.close(sandboxId);
       if (netns) {
-        await removeNetns(netns, record?.netns ?? netnsNameFor(dir)).catch((error: unknown) =>
+        await removeNetns(netns, name).catch((error: unknown) =>
           this.logger.error({ sandboxId, err: error }, "network namespace not removed"),
         );
       }
