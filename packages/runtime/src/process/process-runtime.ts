@@ -1,5 +1,4 @@
 import { EventEmitter } from "node:events";
-import { existsSync } from "node:fs";
 import { readdir, rm } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
@@ -25,18 +24,8 @@ import { describeOom, prepareRunCgroup, removeRunCgroup } from "./isolation/run-
 import { cgroupNameFor, type SandboxLimits } from "./isolation/sandbox-cgroup";
 import { SharedViewKeeper } from "./isolation/shared-view";
 import { describeExit, type ExitInfo, withOutput } from "./launch-agent-server";
-import { launchRun, launchState, type RunNetwork } from "./launch-run";
-import { detectNetns, type UsableNetns } from "./network/detect-netns";
-import { compileEgressRuleset, loopbackForwardsOf } from "./network/egress-ruleset";
-import { DenialReporter, readRefused } from "./network/refused-destinations";
-import {
-  applyRuleset,
-  createNetns,
-  netnsNameFor,
-  netnsPathOf,
-  removeNetns,
-} from "./network/sandbox-network";
-import { SandboxResolver } from "./network/sandbox-resolver";
+import { launchRun, launchState } from "./launch-run";
+import { SandboxNetworks } from "./network/sandbox-networks";
 import {
   type ProcessRuntimeOptions,
   type ProcessRuntimeSettings,
@@ -101,13 +90,11 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
   readonly isolation: IsolationLevel;
   readonly network: NetworkIsolation;
   private readonly settings: ProcessRuntimeSettings;
-  private readonly denials: DenialReporter;
   private readonly logger: RuntimeLogger;
   private readonly records = new Map<string, SandboxRecord>();
   private readonly lock = new KeyedLock();
   private readonly view: SharedViewKeeper;
-  /** Names for sandboxes with a network of their own. */
-  private readonly resolver: SandboxResolver | null;
+  private readonly networks: SandboxNetworks;
   private watchTimer: NodeJS.Timeout | null = null;
   private closed = false;
 
@@ -117,26 +104,17 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
     this.isolation = this.settings.bwrap ? "namespaces" : "none";
     this.network = this.settings.netns ? "own" : "shared";
     this.logger = options.logger ?? silentLogger;
-    this.denials = new DenialReporter((sandboxId, error) =>
-      this.logger.error({ sandboxId, err: error }, "egress denial listener failed"),
-    );
     const { rootDir, sandboxUid, agentServerEntry } = this.settings;
     this.view = new SharedViewKeeper(rootDir, sandboxUid, agentServerEntry, this.logger, {
       ownNetwork: this.network === "own",
     });
-    const { netns } = this.settings;
-    this.resolver = netns
-      ? new SandboxResolver(
-          netns,
-          (sandboxId) => {
-            const record = this.records.get(sandboxId);
-            return record?.netns ? { policy: record.egress, netns: record.netns } : null;
-          },
-          (denial) => this.denials.report(denial),
-          this.logger,
-          this.settings.resolveName ?? undefined,
-        )
-      : null;
+    this.networks = new SandboxNetworks({
+      tools: this.settings.netns,
+      operator: this.settings.operatorEgress,
+      logger: this.logger,
+      recordOf: (sandboxId) => this.records.get(sandboxId),
+      resolveName: this.settings.resolveName,
+    });
   }
 
   /**
@@ -213,7 +191,7 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
     const cgroup = prepareCgroup
       ? prepareRunCgroup(paths.dir, sandboxId, record.limits, this.logger)
       : null;
-    const netns = prepareCgroup ? this.prepareNetns(record) : null;
+    const netns = prepareCgroup ? this.networks.prepare(record) : null;
     // Both settled before either outcome is reported: a delete after a failed register then finds
     // the cgroup it removes by name. A cgroup that could not be made fails the launch, as before.
     // (allSettled also marks a failed cgroup handled: the launch that takes it sees the failure.)
@@ -273,7 +251,7 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
         const fields = { sandboxId, pid: record.run.pid };
         if (frozen) this.logger.info(fields, "sandbox paused");
         else this.logger.warn(fields, "sandbox paused, but not every process has stopped yet");
-        await this.readDenials(record);
+        await this.networks.reportRefused(record);
       }
       return this.observe(record);
     });
@@ -304,8 +282,7 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
       if (record) record.deleting = true;
       // Its directory goes below: no write into it may still be under way.
       await record?.stateWrite;
-      if (record) await this.readDenials(record);
-      this.denials.forget(sandboxId);
+      if (record) await this.networks.reportRefused(record);
       const { dir } = resolveSandboxPaths(this.settings.rootDir, sandboxId);
       await stopSandboxProcesses(dir, this.settings.stopGraceMs);
       // By its name, not only the recorded one: a launch interrupted before sandbox.json was
@@ -314,16 +291,7 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
         (error: unknown) => this.logger.error({ sandboxId, err: error }, "cgroup not removed"),
       );
       // pasta went with the processes (it carries the marker); the namespace and its ruleset now.
-      // Also when this runtime shares the host's network: a sweep of sandboxes an earlier one made
-      // (the name is the directory's, recorded or not: register makes it before any launch).
-      const name = record?.netns ?? netnsNameFor(dir);
-      const netns = this.settings.netns ?? (existsSync(netnsPathOf(name)) ? usableNetns() : null);
-      this.resolver?.close(sandboxId);
-      if (netns) {
-        await removeNetns(netns, name).catch((error: unknown) =>
-          this.logger.error({ sandboxId, err: error }, "network namespace not removed"),
-        );
-      }
+      await this.networks.remove(sandboxId, record, dir);
       await rm(dir, { recursive: true, force: true });
       this.records.delete(sandboxId);
       if (record) this.logger.info({ sandboxId }, "sandbox deleted");
@@ -340,23 +308,14 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
     await this.lock.run(sandboxId, async () => {
       const record = await this.requireRecord(sandboxId);
       await record.stateWrite;
-      const { netns } = this.settings;
-      const live = netns !== null && record.netns !== null && record.exitDetail === null;
-      // The new table counts afresh: what the old one refused is reported first, under its policy.
-      if (live) await this.readDenials(record);
-      record.egress = policy;
+      const live = await this.networks.setPolicy(record, policy);
       await updateSandboxState(record.paths, (state) => ({ ...state, egress: policy }));
-      if (live && netns && record.netns) {
-        await applyRuleset(netns, record.netns, this.rulesetOf(record));
-        this.denials.resetCounters(sandboxId);
-        this.resolver?.rulesetReplaced(sandboxId);
-      }
       this.logger.info({ sandboxId, enforced: live }, "egress policy set");
     });
   }
 
   onEgressDenied(listener: (denial: EgressDenial) => void): void {
-    this.denials.listen(listener);
+    this.networks.onDenied(listener);
   }
 
   /**
@@ -367,21 +326,7 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
    */
   async reportEgressDenials(sandboxId: string): Promise<void> {
     const record = await this.findRecord(sandboxId);
-    if (record) await this.readDenials(record);
-  }
-
-  private async readDenials(record: SandboxRecord): Promise<void> {
-    const { netns } = this.settings;
-    if (!netns || !record.netns) return;
-    try {
-      const refused = await readRefused(netns, record.netns);
-      this.denials.reportRefused(record.sandboxId, refused, record.egress);
-    } catch (error) {
-      this.logger.debug(
-        { sandboxId: record.sandboxId, reason: errorMessage(error) },
-        "refused destinations not read",
-      );
-    }
+    if (record) await this.networks.reportRefused(record);
   }
 
   async list(): Promise<RuntimeSandbox[]> {
@@ -399,8 +344,7 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
     if (this.watchTimer) clearInterval(this.watchTimer);
     this.watchTimer = null;
     this.removeAllListeners();
-    // Sandboxes keep running; their names resolve again once a successor adopts them.
-    this.resolver?.closeAll();
+    this.networks.close();
     // Launches recorded before the control plane goes, so its successor adopts them.
     await Promise.all([...this.records.values()].map((record) => record.stateWrite));
   }
@@ -408,16 +352,13 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
   private async launch(record: SandboxRecord, secrets: SandboxSecrets): Promise<void> {
     // One writer of sandbox.json at a time: the previous launch's record first.
     await record.stateWrite;
-    // The launch applies the ruleset afresh, and with it its counters of refused destinations.
-    this.denials.resetCounters(record.sandboxId);
-    this.resolver?.rulesetReplaced(record.sandboxId);
     const launched = await launchRun(
       this.settings,
       this.view,
       this.logger,
       record,
       secrets,
-      await this.networkOf(record),
+      await this.networks.forLaunch(record),
     );
     if (!launched.ok) {
       record.run = null;
@@ -443,41 +384,6 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
       );
     record.run = run;
     record.exitDetail = null;
-  }
-
-  /**
-   * For `register`: the first launch's namespace, made while the record is flushed; true once it
-   * is there. A launch without it makes it itself; the ruleset is always the launch's.
-   */
-  private prepareNetns(record: SandboxRecord): Promise<boolean> | null {
-    const { netns } = this.settings;
-    if (netns === null) return null;
-    return createNetns(netns, netnsNameFor(record.paths.dir)).then(
-      () => true,
-      (error: unknown) => {
-        this.logger.warn(
-          { sandboxId: record.sandboxId, reason: errorMessage(error) },
-          "network namespace not prepared at register",
-        );
-        return false;
-      },
-    );
-  }
-
-  /** How the next run of the sandbox gets its own network, or null on the host's. */
-  private async networkOf(record: SandboxRecord): Promise<RunNetwork | null> {
-    const { netns, operatorEgress } = this.settings;
-    if (netns === null || this.resolver === null) return null;
-    return {
-      tools: netns,
-      ruleset: this.rulesetOf(record),
-      resolverPort: await this.resolver.open(record.sandboxId),
-      forwards: loopbackForwardsOf(operatorEgress),
-    };
-  }
-
-  private rulesetOf(record: SandboxRecord): string {
-    return compileEgressRuleset({ policy: record.egress, operator: this.settings.operatorEgress });
   }
 
   private async requireSecrets(record: SandboxRecord): Promise<SandboxSecrets> {
@@ -597,22 +503,9 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
     );
     if (adopted.exitDetail === null) {
       this.watchAdopted();
-      this.reopenResolver(adopted);
+      this.networks.adopt(adopted);
     }
     return adopted;
-  }
-
-  /** An adopted sandbox's pasta still forwards to its resolver's port: listen there again. */
-  private reopenResolver(record: SandboxRecord): void {
-    if (this.resolver === null || record.netns === null || record.resolverPort === null) return;
-    this.resolver
-      .open(record.sandboxId, record.resolverPort)
-      .catch((error: unknown) =>
-        this.logger.warn(
-          { sandboxId: record.sandboxId, port: record.resolverPort, reason: errorMessage(error) },
-          "sandbox resolver not reopened: names do not resolve in it until it is relaunched",
-        ),
-      );
   }
 
   /** Adopted processes are not our children, so no exit event comes: poll /proc instead. */
@@ -638,12 +531,6 @@ function limitsOf(options: StartSandboxOptions): SandboxLimits {
     ...(pids !== undefined ? { pids } : {}),
     ...(memoryMb !== undefined ? { memoryMb } : {}),
   };
-}
-
-/** The namespace tools for removing a namespace a runtime on the host's network finds (a sweep). */
-function usableNetns(): UsableNetns | null {
-  const support = detectNetns();
-  return support.usable ? support : null;
 }
 
 function missingSandbox(sandboxId: string): RuntimeSandbox {
