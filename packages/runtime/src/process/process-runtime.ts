@@ -251,7 +251,6 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
         const fields = { sandboxId, pid: record.run.pid };
         if (frozen) this.logger.info(fields, "sandbox paused");
         else this.logger.warn(fields, "sandbox paused, but not every process has stopped yet");
-        await this.networks.reportRefused(record);
       }
       return this.observe(record);
     });
@@ -321,7 +320,7 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
   /**
    * Reports (through `onEgressDenied`) the connections to raw addresses the sandbox's ruleset
    * refused since the last read: the ruleset counts them per destination, and they are read on
-   * demand — here, and by pause, a policy change and delete — never by a timer, so idle
+   * demand — here, and by a policy change and delete — never by a timer, so idle
    * sandboxes cost the control plane nothing. Names refused by the resolver are reported at once.
    */
   async reportEgressDenials(sandboxId: string): Promise<void> {

@@ -33,7 +33,7 @@ export interface SandboxNetworksOptions {
 /**
  * ProcessRuntime's network duties for sandboxes with a network of their own: each one's
  * namespace, ruleset, resolver and denial reports, at the points of a sandbox's life where the
- * runtime calls in (register, launch, policy change, pause, adoption, delete, close). With no
+ * runtime calls in (register, launch, policy change, adoption, delete, close). With no
  * tools (the host's network) most calls do nothing.
  */
 export class SandboxNetworks {
