@@ -45,7 +45,7 @@ export function launchState(settings: ProcessRuntimeSettings, record: SandboxRec
 /** A launch into a network namespace of the sandbox's own. */
 export interface RunNetwork {
   tools: UsableNetns;
-  /** The sandbox's ruleset (compileEgressRuleset), applied before anything of it runs. */
+  /** The sandbox's ruleset (compileEgressRuleset), applied before pasta gives it a way out. */
   ruleset: string;
   /** The host port of the sandbox's resolver, or null for none. */
   resolverPort: number | null;
@@ -93,11 +93,11 @@ export async function launchRun(
     const preparedCgroup =
       record.preparedCgroup ?? prepareRunCgroup(paths.dir, sandboxId, record.limits, logger);
     record.preparedCgroup = null;
-    // Independent of each other (the directories, the plan's files and the cgroup's), so at once.
     const netns = record.netns;
-    // Made at register for a first launch, else now; its ruleset below.
+    // The namespace: made at register for a first launch, else now; its ruleset below.
     const preparedNetns = record.preparedNetns;
     record.preparedNetns = null;
+    // Independent of each other (the directories, the plan's files, the cgroup, the namespace).
     const [cgroup, plan] = await Promise.all([
       preparedCgroup,
       planLaunch({ settings, paths, command: record.command, secrets, view, ownNetwork: !!netns }),
@@ -116,9 +116,9 @@ export async function launchRun(
         ? [network.tools.nsenter, `--net=${netnsPathOf(netns)}`, ...plan.argv]
         : plan.argv;
     // The ruleset, then pasta, while bwrap and the agent server start: the namespace has no way
-    // out before pasta's tap device, so nothing leaves it before the ruleset is in place (and a
-    // ruleset that fails leaves it without one). pasta carries the marker, so pause, delete and a
-    // relaunch reach it with the sandbox.
+    // out before pasta's tap device, so nothing leaves it before the ruleset is in place (a
+    // ruleset that fails means no pasta, and a failed launch). pasta carries the marker, so
+    // pause, delete and a relaunch reach it with the sandbox.
     const pasta =
       network && netns
         ? applyRuleset(network.tools, netns, network.ruleset)
