@@ -5,13 +5,7 @@ import type { SharedViewKeeper } from "./isolation/shared-view";
 import { type ExitInfo, LaunchFailure, launchAgentServer } from "./launch-agent-server";
 import type { UsableNetns } from "./network/detect-netns";
 import type { LoopbackForward } from "./network/egress-ruleset";
-import {
-  applyRuleset,
-  attachPasta,
-  createNetns,
-  netnsNameFor,
-  netnsPathOf,
-} from "./network/sandbox-network";
+import { applyRuleset, attachPasta, createNetns, netnsPathOf } from "./network/sandbox-network";
 import { planLaunch, spawnArgvOf } from "./plan-launch";
 import type { ProcessRuntimeSettings } from "./process-runtime-options";
 import {
@@ -45,6 +39,8 @@ export function launchState(settings: ProcessRuntimeSettings, record: SandboxRec
 /** A launch into a network namespace of the sandbox's own. */
 export interface RunNetwork {
   tools: UsableNetns;
+  /** Its namespace (`ip netns` name): made already (`record.preparedNetns`) or made by the launch. */
+  namespace: string;
   /** The sandbox's ruleset (compileEgressRuleset), applied before pasta gives it a way out. */
   ruleset: string;
   /** The host port of the sandbox's resolver, or null for none. */
@@ -84,7 +80,7 @@ export async function launchRun(
   network: RunNetwork | null,
 ): Promise<RunLaunch> {
   const { sandboxId, paths } = record;
-  record.netns = network ? netnsNameFor(paths.dir) : null;
+  record.netns = network?.namespace ?? null;
   record.resolverPort = network?.resolverPort ?? null;
   const state = launchState(settings, record);
   let detail: string;
@@ -94,7 +90,8 @@ export async function launchRun(
       record.preparedCgroup ?? prepareRunCgroup(paths.dir, sandboxId, record.limits, logger);
     record.preparedCgroup = null;
     const netns = record.netns;
-    // The namespace: made at register for a first launch, else now; its ruleset below.
+    // The namespace: made at register or from the pool for a first launch, else now (a relaunch:
+    // it is there already, unless the machine restarted); its ruleset below.
     const preparedNetns = record.preparedNetns;
     record.preparedNetns = null;
     // Independent of each other (the directories, the plan's files, the cgroup, the namespace).

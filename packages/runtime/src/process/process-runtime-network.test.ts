@@ -1,19 +1,21 @@
 import { execFile } from "node:child_process";
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { createServer as createHttpServer, type Server } from "node:http";
 import { createServer, type Server as NetServer } from "node:net";
+import path from "node:path";
 import { promisify } from "node:util";
 import type {
   EgressDenial,
   OperatorEgressPolicy,
   SandboxEgressPolicy,
 } from "@sandbox-server/egress";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { StartSandboxOptions } from "../types";
 import { detectBwrap } from "./isolation/detect-bwrap";
 import { detectNetns } from "./network/detect-netns";
-import { netnsNameFor, netnsPathOf } from "./network/sandbox-network";
+import { netnsPathOf } from "./network/sandbox-network";
 import type { ProcessRuntime } from "./process-runtime";
 import { readCmdline, readProcState } from "./read-proc";
 import { resolveSandboxPaths } from "./sandbox-files";
@@ -112,6 +114,12 @@ async function probe(sandbox: Sandbox, ...args: string[]): Promise<string> {
     `node /workspace/probe.cjs ${args.join(" ")}`,
   );
   return result.stdout.trim();
+}
+
+/** The namespace `sandbox.json` names. */
+async function namespaceOf(dir: string): Promise<string> {
+  const state = JSON.parse(await readFile(path.join(dir, "sandbox.json"), "utf8"));
+  return state.network.namespace as string;
 }
 
 /** A refusal: an error code at once, not silence. */
@@ -320,8 +328,31 @@ describe.runIf(mustRun)("ProcessRuntime: a network of its own", { timeout: 90_00
     operatorAllowed = successor;
   });
 
+  it("takes namespaces from a pool and removes the pool's unused ones on close", async () => {
+    const root = await fixture.createRootDir();
+    const prefix = `ssn-p${createHash("sha256").update(root).digest("hex").slice(0, 10)}-`;
+    const pooled = () =>
+      exec("ip", ["netns", "list"]).then(({ stdout }) =>
+        stdout
+          .split("\n")
+          .map((line) => line.split(" ")[0] ?? "")
+          .filter((name) => name.startsWith(prefix)),
+      );
+    const runtime = fixture.createRuntime(root, { sandboxing: "bwrap", networking: "own" });
+    // The pool fills in the background from the constructor on.
+    await vi.waitFor(async () => expect(await pooled()).toHaveLength(2), { timeout: 20_000 });
+    const ready = await pooled();
+    const sandbox = await startSandbox(runtime, root);
+    const name = await namespaceOf(sandbox.dir);
+    expect(ready).toContain(name);
+    await runtime.delete(sandbox.id);
+    expect(existsSync(netnsPathOf(name))).toBe(false);
+    await runtime.close();
+    expect(await pooled()).toEqual([]);
+  });
+
   it("leaves no namespace, pasta or ruleset behind when deleted", async () => {
-    const name = netnsNameFor(b.dir);
+    const name = await namespaceOf(b.dir);
     expect(existsSync(netnsPathOf(name))).toBe(true);
     const pasta: number[] = [];
     for (const { pid } of await findSandboxProcesses(b.dir)) {
@@ -344,7 +375,7 @@ describe.runIf(mustRun)("ProcessRuntime: a network of its own", { timeout: 90_00
       sessionApiKey: "k".repeat(24),
       env: {},
     });
-    const name = netnsNameFor(resolveSandboxPaths(isolatedRoot, sandboxId).dir);
+    const name = await namespaceOf(resolveSandboxPaths(isolatedRoot, sandboxId).dir);
     expect(existsSync(netnsPathOf(name))).toBe(true);
     await isolated.delete(sandboxId);
     expect(existsSync(netnsPathOf(name))).toBe(false);

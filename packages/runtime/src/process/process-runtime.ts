@@ -44,10 +44,12 @@ import {
   writeLaunchRecord,
 } from "./sandbox-files";
 import {
+  findSandboxProcesses,
   freezeSandbox,
   killSandboxProcesses,
   signalSandbox,
   stopSandboxProcesses,
+  waitForExit,
 } from "./sandbox-processes";
 import {
   type AgentServerRun,
@@ -69,6 +71,8 @@ export type {
   ProcessSandboxing,
 } from "./process-runtime-options";
 
+/** How long delete waits for processes that are exiting to be gone. */
+const EXIT_WAIT_MS = 2000;
 /** How long pause waits for Linux to report every process of the sandbox stopped. */
 const FREEZE_TIMEOUT_MS = 2000;
 /** How often `waitUntilReady` probes /health while the agent server starts. */
@@ -109,6 +113,7 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
       ownNetwork: this.network === "own",
     });
     this.networks = new SandboxNetworks({
+      rootDir: this.settings.rootDir,
       tools: this.settings.netns,
       operator: this.settings.operatorEgress,
       logger: this.logger,
@@ -183,6 +188,9 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
       preparedCgroup: null,
       preparedNetns: null,
     };
+    // Before the launch record is written: it names the namespace (a pooled one has a name no
+    // successor could guess).
+    const netns = this.networks.prepare(record);
     // The sandbox's directory entry and its files are flushed at once (none depends on another).
     const written = Promise.all([
       syncDirectory(this.settings.rootDir),
@@ -191,7 +199,6 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
     const cgroup = prepareCgroup
       ? prepareRunCgroup(paths.dir, sandboxId, record.limits, this.logger)
       : null;
-    const netns = prepareCgroup ? this.networks.prepare(record) : null;
     // Both settled before either outcome is reported: a delete after a failed register then finds
     // the cgroup it removes by name. A cgroup that could not be made fails the launch, as before.
     // (allSettled also marks a failed cgroup handled: the launch that takes it sees the failure.)
@@ -283,7 +290,10 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
       await record?.stateWrite;
       if (record) await this.networks.reportRefused(record);
       const { dir } = resolveSandboxPaths(this.settings.rootDir, sandboxId);
+      const pids = (await findSandboxProcesses(dir)).map((found) => found.pid);
       await stopSandboxProcesses(dir, this.settings.stopGraceMs);
+      // Deleted means gone: also the ones still tearing down (pasta leaves its namespaces).
+      await waitForExit(pids, EXIT_WAIT_MS);
       // By its name, not only the recorded one: a launch interrupted before sandbox.json was
       // written leaves a cgroup no record names.
       await removeRunCgroup(record?.cgroupName ?? cgroupNameFor(dir, sandboxId)).catch(
@@ -343,7 +353,7 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
     if (this.watchTimer) clearInterval(this.watchTimer);
     this.watchTimer = null;
     this.removeAllListeners();
-    this.networks.close();
+    await this.networks.close();
     // Launches recorded before the control plane goes, so its successor adopts them.
     await Promise.all([...this.records.values()].map((record) => record.stateWrite));
   }

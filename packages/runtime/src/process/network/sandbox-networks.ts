@@ -10,6 +10,7 @@ import type { RunNetwork } from "../launch-run";
 import type { SandboxRecord } from "../sandbox-record";
 import { detectNetns, type UsableNetns } from "./detect-netns";
 import { compileEgressRuleset, loopbackForwardsOf } from "./egress-ruleset";
+import { NetnsPool } from "./netns-pool";
 import { DenialReporter, readRefused } from "./refused-destinations";
 import {
   applyRuleset,
@@ -21,6 +22,7 @@ import {
 import { SandboxResolver } from "./sandbox-resolver";
 
 export interface SandboxNetworksOptions {
+  rootDir: string;
   /** The namespace tools; null when sandboxes share the host's network. */
   tools: UsableNetns | null;
   operator: OperatorEgressPolicy;
@@ -42,6 +44,7 @@ export class SandboxNetworks {
   private readonly logger: RuntimeLogger;
   private readonly denials: DenialReporter;
   private readonly resolver: SandboxResolver | null;
+  private readonly pool: NetnsPool | null;
 
   constructor(options: SandboxNetworksOptions) {
     this.tools = options.tools;
@@ -62,6 +65,8 @@ export class SandboxNetworks {
           options.resolveName ?? undefined,
         )
       : null;
+    this.pool = options.tools ? new NetnsPool(options.tools, options.rootDir, this.logger) : null;
+    this.pool?.fill();
   }
 
   onDenied(listener: (denial: EgressDenial) => void): void {
@@ -69,18 +74,22 @@ export class SandboxNetworks {
   }
 
   /**
-   * For `register`: the first launch's namespace, made while the record is flushed; true once it
-   * is there. A launch without it makes it itself; the ruleset is always the launch's.
+   * The sandbox's namespace, before its first launch (at register, or by that launch): one from
+   * the pool, else one made now (named after its directory). Sets `record.netns`; the promise
+   * settles once the namespace is there (false: it could not be made; the launch tries again).
    */
   prepare(record: SandboxRecord): Promise<boolean> | null {
     const { tools } = this;
-    if (tools === null) return null;
-    return createNetns(tools, netnsNameFor(record.paths.dir)).then(
+    if (tools === null || record.netns !== null) return null;
+    const pooled = this.pool?.take() ?? null;
+    record.netns = pooled ?? netnsNameFor(record.paths.dir);
+    if (pooled) return Promise.resolve(true);
+    return createNetns(tools, record.netns).then(
       () => true,
       (error: unknown) => {
         this.logger.warn(
           { sandboxId: record.sandboxId, reason: errorMessage(error) },
-          "network namespace not prepared at register",
+          "network namespace not made",
         );
         return false;
       },
@@ -94,8 +103,10 @@ export class SandboxNetworks {
   async forLaunch(record: SandboxRecord): Promise<RunNetwork | null> {
     if (this.tools === null || this.resolver === null) return null;
     this.rulesetReplaced(record.sandboxId);
+    record.preparedNetns ??= this.prepare(record);
     return {
       tools: this.tools,
+      namespace: record.netns ?? netnsNameFor(record.paths.dir),
       ruleset: this.rulesetOf(record.egress),
       resolverPort: await this.resolver.open(record.sandboxId),
       forwards: loopbackForwardsOf(this.operator),
@@ -162,8 +173,9 @@ export class SandboxNetworks {
   }
 
   /** Sandboxes keep running; their names resolve again once a successor adopts them. */
-  close(): void {
+  async close(): Promise<void> {
     this.resolver?.closeAll();
+    await this.pool?.close();
   }
 
   private rulesetReplaced(sandboxId: string): void {
