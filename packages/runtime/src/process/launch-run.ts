@@ -5,7 +5,7 @@ import type { SharedViewKeeper } from "./isolation/shared-view";
 import { type ExitInfo, LaunchFailure, launchAgentServer } from "./launch-agent-server";
 import type { UsableNetns } from "./network/detect-netns";
 import type { LoopbackForward } from "./network/egress-ruleset";
-import { applyRuleset, attachPasta, createNetns, netnsPathOf } from "./network/sandbox-network";
+import { attachPasta, createNetns, netnsPathOf } from "./network/sandbox-network";
 import { planLaunch, spawnArgvOf } from "./plan-launch";
 import type { ProcessRuntimeSettings } from "./process-runtime-options";
 import {
@@ -112,18 +112,16 @@ export async function launchRun(
       network && netns
         ? [network.tools.nsenter, `--net=${netnsPathOf(netns)}`, ...plan.argv]
         : plan.argv;
-    // The ruleset, then pasta, while bwrap and the agent server start: the namespace has no way
-    // out before pasta's tap device, so nothing leaves it before the ruleset is in place (a
-    // ruleset that fails means no pasta, and a failed launch). pasta carries the marker, so
-    // pause, delete and a relaunch reach it with the sandbox.
+    // The ruleset, then pasta (one spawn), while bwrap and the agent server start: the namespace
+    // has no way out before pasta's tap device, so nothing leaves it before the ruleset is in
+    // place (a ruleset that fails means no pasta, and a failed launch). pasta carries the marker,
+    // so pause, delete and a relaunch reach it with the sandbox.
     const pasta =
       network && netns
-        ? applyRuleset(network.tools, netns, network.ruleset)
-            .then(() => attachPasta({ ...network, name: netns, env: plan.env }))
-            .then(
-              (port) => ({ port, error: null }),
-              (error: unknown) => ({ port: null, error: errorMessage(error) }),
-            )
+        ? attachPasta({ ...network, name: netns, env: plan.env }).then(
+            (port) => ({ port, error: null }),
+            (error: unknown) => ({ port: null, error: errorMessage(error) }),
+          )
         : null;
     const launched = await launchAgentServer({
       argv: spawnArgvOf(argv, cgroup?.joinFiles ?? []),

@@ -88,6 +88,8 @@ export async function removeNetns(tools: UsableNetns, name: string): Promise<voi
 export interface PastaAttach {
   tools: UsableNetns;
   name: string;
+  /** Applied (nft -f) in the namespace first, in the same spawn: one fork of the control plane. */
+  ruleset: string;
   /** Environment of pasta (the sandbox marker: pasta is one of the sandbox's processes). */
   env: Record<string, string>;
   /** The control plane's resolver for this sandbox, a UDP port on the host's 127.0.0.1. */
@@ -104,17 +106,30 @@ export interface PastaAttach {
  * host's loopback from the same address and port inside (TCP and UDP). Nothing else: every
  * forwarding option is given (pasta's own defaults forward automatically). pasta forks into the
  * background once set up; it runs until the sandbox's processes are stopped (it carries the
- * marker). Returns the host port, retrying on a port taken meanwhile.
+ * marker). The ruleset is applied just before, in the same spawn: until pasta's tap device the
+ * namespace has no way out, so nothing leaves it before the ruleset is in place. Returns the host
+ * port, retrying on a port taken meanwhile.
  */
+// The ruleset from stdin, then pasta (exec: the marker's process is pasta's own). A retry applies
+// the same ruleset again, which replaces it with itself.
+const RULESET_THEN_PASTA =
+  'netns="$1"; shift; "$NSENTER" --net="$netns" "$NFT" -f - || exit 1; exec "$PASTA" "$@"';
+
 export async function attachPasta(attach: PastaAttach): Promise<number> {
   let lastError = "";
   for (let attempt = 0; attempt < PASTA_ATTEMPTS; attempt++) {
     const hostPort = await freeLoopbackPort();
     try {
       await runWithInput(
-        attach.tools.pasta,
-        pastaArgs(attach, hostPort),
-        "",
+        "/bin/sh",
+        [
+          "-c",
+          RULESET_THEN_PASTA,
+          "attach-pasta",
+          netnsPathOf(attach.name),
+          ...pastaArgs(attach, hostPort),
+        ],
+        attach.ruleset,
         attach.tools,
         attach.env,
       );
@@ -181,7 +196,7 @@ function runWithInput(
 ): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, {
-      env: { IP: tools.ip, NFT: tools.nft, NSENTER: tools.nsenter, ...env },
+      env: { IP: tools.ip, NFT: tools.nft, NSENTER: tools.nsenter, PASTA: tools.pasta, ...env },
       stdio: ["pipe", "pipe", "pipe"],
     });
     let output = "";
