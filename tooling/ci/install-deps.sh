@@ -2,7 +2,10 @@
 # Installs the system packages the test suites use, from Debian's archive: bubblewrap (process
 # sandboxes run under it; its isolation tests fail without it when CI=true), python3-seccomp
 # (libseccomp's binding, which compiles their seccomp filter), jq (the README's walkthrough, run by
-# tooling/e2e) and iproute2 (tooling/docker/docker-hosts-up.sh). Idempotent; needs root on a
+# tooling/e2e), iproute2 (tooling/docker/docker-hosts-up.sh; a process sandbox's network
+# namespace), passt (pasta: a sandbox's egress and the forward to its agent server), nftables (a
+# sandbox's egress enforcer) and util-linux's nsenter (bwrap starts inside the namespace); the
+# network tests fail without them when CI=true. Idempotent; needs root on a
 # machine that lacks them.
 set -euo pipefail
 
@@ -15,6 +18,9 @@ command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 command -v jq >/dev/null 2>&1 || missing+=(jq)
 # ip: the several-Docker-hosts suite puts each test host in a network namespace of its own.
 command -v ip >/dev/null 2>&1 || missing+=(iproute2)
+command -v pasta >/dev/null 2>&1 || missing+=(passt)
+command -v nft >/dev/null 2>&1 || missing+=(nftables)
+command -v nsenter >/dev/null 2>&1 || missing+=(util-linux)
 
 if [ ${#missing[@]} -eq 0 ]; then
   log "everything is installed (bwrap $(bwrap --version | awk '{print $2}'))."

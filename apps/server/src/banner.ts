@@ -16,6 +16,12 @@ const isolationText: Record<SandboxRuntime["isolation"], string> = {
   none: "NONE",
 };
 
+function networkText(runtime: SandboxRuntime): string {
+  if (runtime.network === "own") return "; own network namespace, egress policy enforced";
+  if (runtime.network === "shared") return "; the HOST'S network (its loopback services reachable)";
+  return "";
+}
+
 /**
  * What a person needs at start-up, as plain lines beside the JSON logs: where the server is, its
  * docs, how sandboxes are isolated, and where the admin key is — on every start, not only the
@@ -31,7 +37,7 @@ export function startupBanner(input: BannerInput): string {
   const lines = [
     `Sandbox Server is listening on ${input.url}`,
     `  API docs:   ${input.url}/docs  (OpenAPI: ${input.url}/api/v1/openapi.json)`,
-    `  Runtime:    ${input.runtime.kind}, isolation: ${isolationText[input.runtime.isolation]}`,
+    `  Runtime:    ${input.runtime.kind}, isolation: ${isolationText[input.runtime.isolation]}${networkText(input.runtime)}`,
     ...(input.runtime.isolationDetail ? [`              ${input.runtime.isolationDetail}`] : []),
     `  Admin key:  ${adminKey}`,
     `  Data:       ${input.dataDir}`,

@@ -45,7 +45,7 @@ async function main() {
     // After the store opened: replicas on one database share their Docker instance id.
     runtime: async (store) => {
       if (env.DATABASE_URL) await adoptSharedInstanceId(store, dataDir, log);
-      return selectRuntime(env, log);
+      return selectRuntime(env, log, { operatorEgress: env.SANDBOX_EGRESS_ALLOW });
     },
     log,
     port: env.PORT,

@@ -9,11 +9,13 @@ import {
   describeDockerHost,
   detectBwrap,
   detectCgroups,
+  detectNetns,
   dockerConnectionFromHost,
   errorMessage,
   isDockerAvailable,
   MultiHostRuntime,
   ProcessRuntime,
+  type ProcessRuntimeOptions,
   parseDockerHosts,
   type SandboxRuntime,
 } from "@sandbox-server/runtime";
@@ -21,8 +23,20 @@ import type { Logger } from "pino";
 import { ConfigError } from "./config-error";
 import type { Env } from "./env";
 
+/** The operator's exceptions to the address ranges sandboxes are refused (SANDBOX_EGRESS_ALLOW). */
+export type OperatorEgress = NonNullable<ProcessRuntimeOptions["egress"]>["operator"];
+
+export interface SelectRuntimeOptions {
+  /** Default: no exceptions. */
+  operatorEgress?: OperatorEgress;
+}
+
 /** `auto`: Docker when a daemon answers, else processes. The choice is logged. */
-export async function selectRuntime(env: Env, log: Logger): Promise<SandboxRuntime> {
+export async function selectRuntime(
+  env: Env,
+  log: Logger,
+  options: SelectRuntimeOptions = {},
+): Promise<SandboxRuntime> {
   if ((env.DOCKER_HOSTS ?? "").trim() !== "") return multiHostRuntime(env, log);
   const docker = dockerConnection(env);
   let kind = env.SANDBOX_RUNTIME;
@@ -59,10 +73,17 @@ export async function selectRuntime(env: Env, log: Logger): Promise<SandboxRunti
     }
     return runtime;
   }
-  if (env.PROCESS_SANDBOXING === "auto") {
-    const bwrap = detectBwrap();
-    if (!bwrap.usable) {
-      log.warn({ reason: bwrap.reason }, "process sandboxes are NOT isolated: bubblewrap unusable");
+  const bwrap = env.PROCESS_SANDBOXING === "none" ? null : detectBwrap();
+  if (env.PROCESS_SANDBOXING === "auto" && bwrap && !bwrap.usable) {
+    log.warn({ reason: bwrap.reason }, "process sandboxes are NOT isolated: bubblewrap unusable");
+  }
+  if (bwrap?.usable) {
+    const netns = detectNetns();
+    if (!netns.usable) {
+      log.warn(
+        { reason: netns.reason },
+        "process sandboxes share the host's network (no namespace of their own, no egress policy enforced): they reach its loopback services and other sandboxes",
+      );
     }
   }
   const cgroups = await detectCgroups();
@@ -78,6 +99,7 @@ export async function selectRuntime(env: Env, log: Logger): Promise<SandboxRunti
       agentServerEntry: path.resolve(env.AGENT_SERVER_ENTRY),
       logger: runtimeLog,
       sandboxing: env.PROCESS_SANDBOXING,
+      egress: { operator: options.operatorEgress ?? { allow: [] } },
     });
   } catch (error) {
     throw new ConfigError(errorMessage(error));

@@ -15,7 +15,12 @@ describe("service routes", () => {
   it("answers health and readiness without a key", async () => {
     expect(await t.api("GET", "/health", { key: null })).toEqual({
       status: 200,
-      body: { status: "ok", runtime: t.runtime.kind, isolation: t.runtime.isolation },
+      body: {
+        status: "ok",
+        runtime: t.runtime.kind,
+        isolation: t.runtime.isolation,
+        ...(t.runtime.network ? { network: t.runtime.network } : {}),
+      },
     });
     expect((await t.api("GET", "/ready", { key: null })).status).toBe(200);
   });

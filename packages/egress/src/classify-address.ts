@@ -18,7 +18,7 @@ export type AddressClass =
   | "reserved";
 
 /** Cloud instance-metadata services (AWS incl. ECS and IPv6, GCP, Azure, Alibaba): never a target. */
-const METADATA_ADDRESSES = [
+export const METADATA_ADDRESSES = [
   "169.254.169.254",
   "169.254.170.2",
   "fd00:ec2::254",

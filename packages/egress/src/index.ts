@@ -1,3 +1,4 @@
+export * from "./address-ranges";
 export * from "./classify-address";
 export {
   decideEgress,

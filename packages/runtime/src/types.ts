@@ -12,10 +12,18 @@ export type RuntimeKind = "process" | "docker";
  * How far a command inside a sandbox is kept from the host, the control plane and other sandboxes:
  * - `container`: a container (Docker), non-root, capabilities dropped, own network
  * - `namespaces`: processes under bubblewrap: own user, pid, ipc, uts and mount namespaces, a
- *   filesystem view of its own; the network is shared with the host
+ *   filesystem view of its own; the network is the sandbox's own or the host's (`network`)
  * - `none`: plain processes of the control plane's user, with its view of the machine
  */
 export type IsolationLevel = "none" | "namespaces" | "container";
+
+/**
+ * Whose network a sandbox is on:
+ * - `own`: a network namespace of its own (its own loopback; nothing of the host's loopback, its
+ *   abstract Unix sockets or other sandboxes), egress through an enforcer of the sandbox's policy
+ * - `shared`: the host's network namespace: whatever the host reaches, the sandbox reaches
+ */
+export type NetworkIsolation = "own" | "shared";
 
 /** What the runtime observes about one sandbox. */
 export type RuntimeState =
@@ -89,6 +97,8 @@ export interface SandboxRuntime {
   readonly isolation: IsolationLevel;
   /** What else `isolation` includes or lacks here, in a sentence (the process runtime's seccomp filter). */
   readonly isolationDetail?: string;
+  /** Optional: whose network sandboxes are on (a runtime without it does not say). */
+  readonly network?: NetworkIsolation;
   /**
    * Launches the sandbox and returns at once (state `starting` or `running`). A sandbox whose
    * agent server died before it was even listening comes back `exited` with `detail`; it still

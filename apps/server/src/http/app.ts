@@ -85,9 +85,10 @@ function expressApp(
 
   // Which runtime runs sandboxes and how it isolates them: a client can refuse to use a server
   // whose sandboxes are not isolated.
-  const { kind: runtime, isolation } = core.deps.runtime;
+  // `network` (when the runtime says): `own` namespaces with the egress policy enforced, or `shared`.
+  const { kind: runtime, isolation, network } = core.deps.runtime;
   app.get(["/health", "/alive"], (_req, res) => {
-    res.json({ status: "ok", runtime, isolation });
+    res.json({ status: "ok", runtime, isolation, ...(network ? { network } : {}) });
   });
   // A person who opens the server's address in a browser lands on the API docs.
   app.get("/", (_req, res) => {

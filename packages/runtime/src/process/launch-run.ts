@@ -3,6 +3,9 @@ import type { RuntimeLogger } from "../types";
 import { prepareRunCgroup } from "./isolation/run-limits";
 import type { SharedViewKeeper } from "./isolation/shared-view";
 import { type ExitInfo, LaunchFailure, launchAgentServer } from "./launch-agent-server";
+import type { UsableNetns } from "./network/detect-netns";
+import type { LoopbackForward } from "./network/egress-ruleset";
+import { attachPasta, createNetns, netnsPathOf } from "./network/sandbox-network";
 import { planLaunch, spawnArgvOf } from "./plan-launch";
 import type { ProcessRuntimeSettings } from "./process-runtime-options";
 import {
@@ -28,7 +31,21 @@ export function launchState(settings: ProcessRuntimeSettings, record: SandboxRec
     cgroup: record.cgroupName,
     logOffset: 0,
     startedAt: new Date().toISOString(),
+    egress: record.egress,
+    network: record.netns ? { namespace: record.netns, resolverPort: record.resolverPort } : null,
   };
+}
+
+/** A launch into a network namespace of the sandbox's own. */
+export interface RunNetwork {
+  tools: UsableNetns;
+  /** Its namespace (`ip netns` name): made already (`record.preparedNetns`) or made by the launch. */
+  namespace: string;
+  /** The sandbox's ruleset (compileEgressRuleset), applied before pasta gives it a way out. */
+  ruleset: string;
+  /** The host port of the sandbox's resolver, or null for none. */
+  resolverPort: number | null;
+  forwards: LoopbackForward[];
 }
 
 export type RunLaunch =
@@ -49,6 +66,10 @@ export type RunLaunch =
  * (flushed to disk: ~3 ms, more under load) goes on while the caller waits for /health
  * (`stateWritten`); after a failed one it is done before this returns. Sets
  * `record.cgroupName`; the caller owns `record.run` and `record.exitDetail`.
+ *
+ * With `network`, the sandbox gets its namespace (made, or kept from an earlier run) before bwrap
+ * starts in it (`nsenter --net`: bwrap itself makes no network namespace); its ruleset, then pasta,
+ * are applied meanwhile; the run's port is then the host's end of pasta's forward.
  */
 export async function launchRun(
   settings: ProcessRuntimeSettings,
@@ -56,8 +77,11 @@ export async function launchRun(
   logger: RuntimeLogger,
   record: SandboxRecord,
   secrets: SandboxSecrets,
+  network: RunNetwork | null,
 ): Promise<RunLaunch> {
   const { sandboxId, paths } = record;
+  record.netns = network?.namespace ?? null;
+  record.resolverPort = network?.resolverPort ?? null;
   const state = launchState(settings, record);
   let detail: string;
   try {
@@ -65,16 +89,42 @@ export async function launchRun(
     const preparedCgroup =
       record.preparedCgroup ?? prepareRunCgroup(paths.dir, sandboxId, record.limits, logger);
     record.preparedCgroup = null;
-    // Independent of each other (the directories, the plan's files and the cgroup's), so at once.
+    const netns = record.netns;
+    // The namespace: made at register or from the pool for a first launch, else now (a relaunch:
+    // it is there already, unless the machine restarted); its ruleset below.
+    const preparedNetns = record.preparedNetns;
+    record.preparedNetns = null;
+    // Independent of each other (the directories, the plan's files, the cgroup, the namespace).
     const [cgroup, plan] = await Promise.all([
       preparedCgroup,
-      planLaunch({ settings, paths, command: record.command, secrets, view }),
+      planLaunch({ settings, paths, command: record.command, secrets, view, ownNetwork: !!netns }),
       createSandboxDirs(paths),
+      network && netns
+        ? (preparedNetns ?? Promise.resolve(false)).then(async (made) => {
+            if (!made) await createNetns(network.tools, netns);
+          })
+        : null,
     ]);
     if (cgroup) record.cgroupName = state.cgroup = cgroup.name;
     state.argv = plan.argv;
+    // nsenter execs bwrap: the pid and the argv /proc shows are bwrap's, as without it.
+    const argv =
+      network && netns
+        ? [network.tools.nsenter, `--net=${netnsPathOf(netns)}`, ...plan.argv]
+        : plan.argv;
+    // The ruleset, then pasta (one spawn), while bwrap and the agent server start: the namespace
+    // has no way out before pasta's tap device, so nothing leaves it before the ruleset is in
+    // place (a ruleset that fails means no pasta, and a failed launch). pasta carries the marker,
+    // so pause, delete and a relaunch reach it with the sandbox.
+    const pasta =
+      network && netns
+        ? attachPasta({ ...network, name: netns, env: plan.env }).then(
+            (port) => ({ port, error: null }),
+            (error: unknown) => ({ port: null, error: errorMessage(error) }),
+          )
+        : null;
     const launched = await launchAgentServer({
-      argv: spawnArgvOf(plan.argv, cgroup?.joinFiles ?? []),
+      argv: spawnArgvOf(argv, cgroup?.joinFiles ?? []),
       env: plan.env,
       cwd: plan.cwd,
       fd3: plan.fd3,
@@ -83,8 +133,19 @@ export async function launchRun(
       logFile: paths.logFile,
       listenTimeoutMs: settings.listenTimeoutMs,
       killAll: () => killSandboxProcesses(paths.dir),
+    }).catch(async (error: unknown) => {
+      await pasta;
+      await killSandboxProcesses(paths.dir);
+      throw error;
     });
-    const { pid, port, logOffset } = launched;
+    const attached = await pasta;
+    if (attached?.error) {
+      await killSandboxProcesses(paths.dir);
+      await launched.exited;
+      throw new LaunchFailure(attached.error);
+    }
+    const { pid, logOffset } = launched;
+    const port = attached?.port ?? launched.port;
     state.pid = pid;
     state.port = port;
     state.logOffset = logOffset;

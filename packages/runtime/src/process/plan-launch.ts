@@ -2,6 +2,7 @@ import { buildAgentServerEnv } from "./build-agent-server-env";
 import { buildBwrapArgs, SECCOMP_FD } from "./isolation/build-bwrap-args";
 import { INSIDE } from "./isolation/sandbox-layout";
 import type { SharedViewKeeper } from "./isolation/shared-view";
+import { INSIDE_AGENT_PORT } from "./network/sandbox-network";
 import type { ProcessRuntimeSettings } from "./process-runtime-options";
 import type { SandboxPaths, SandboxSecrets } from "./sandbox-files";
 import { SANDBOX_MARKER_ENV } from "./sandbox-processes";
@@ -29,18 +30,22 @@ export interface PlanInput {
   secrets: SandboxSecrets;
   /** What every bubblewrapped sandbox is shown (its /etc, the bundle's package.json). */
   view: SharedViewKeeper;
+  /** The sandbox runs in a network namespace of its own: its agent server has a fixed port there. */
+  ownNetwork: boolean;
 }
 
 /**
  * How to launch the agent server: under bubblewrap (the sandbox sees /workspace, HOME
  * /home/agent, its own /etc; the environment travels on fd 3, since bwrap's command line is
  * readable by every user of the host), or as a plain process carrying the marker that finds its
- * processes. Either way `--port 0 --host <loopback>` is appended: the port is read from the
- * listening line, so no other process can take a port picked in advance.
+ * processes. On the host's network `--port 0 --host <loopback>` is appended: the port is read from
+ * the listening line, so no other process can take a port picked in advance. In a namespace of its
+ * own the port is fixed (nothing else is there yet), and the host reaches it through pasta.
  */
 export async function planLaunch(input: PlanInput): Promise<LaunchPlan> {
   const { settings, paths, secrets } = input;
-  const listen = ["--port", "0", "--host", settings.host];
+  const port = input.ownNetwork ? INSIDE_AGENT_PORT : 0;
+  const listen = ["--port", String(port), "--host", settings.host];
   const marker = { [SANDBOX_MARKER_ENV]: paths.dir };
   const envOptions = {
     path: settings.sandboxPath,

@@ -173,13 +173,17 @@ describe.runIf(mustRun)("ProcessRuntime under bubblewrap", { timeout: 60_000 }, 
     const openEtc = (await bash(world.open, "ls -A /etc")).stdout.trim().split("\n");
     expect(openEtc).toEqual(hostEtc);
 
+    // In a network of its own, its resolver is its own too (resolv.conf names it).
+    const ownNetwork = world.isolated.network === "own";
     const own = ["group", "hostname", "hosts", "nsswitch.conf", "passwd"];
-    const publicTop = [...new Set(HOST_ETC_ENTRIES.map((entry) => entry.split("/")[0] ?? ""))];
+    if (ownNetwork) own.push("resolv.conf");
+    const hostEntries = HOST_ETC_ENTRIES.filter((entry) => !ownNetwork || entry !== "resolv.conf");
+    const publicTop = [...new Set(hostEntries.map((entry) => entry.split("/")[0] ?? ""))];
     const expected = [...own, ...publicTop.filter((name) => hostEtc.includes(name))].sort();
     const seen = (await bash(world.a, "ls -A /etc")).stdout.trim().split("\n");
     expect(seen).toEqual([...new Set(expected)].sort());
     // Files are the host's (copied), directories the host's (bound); nothing private comes along.
-    for (const entry of HOST_ETC_ENTRIES) {
+    for (const entry of hostEntries) {
       const host = await stat(`/etc/${entry}`).catch(() => null);
       if (host?.isFile()) {
         const digest = createHash("sha256").update(await readFile(`/etc/${entry}`));

@@ -1,8 +1,10 @@
 import path from "node:path";
+import type { OperatorEgressPolicy } from "@sandbox-server/egress";
 import type { RuntimeLogger } from "../types";
 import { detectBwrap, type UsableBwrap } from "./isolation/detect-bwrap";
 import { prepareSeccomp, type SeccompSupport } from "./isolation/prepare-seccomp";
 import { sandboxUidFor } from "./isolation/sandbox-layout";
+import { detectNetns, type UsableNetns } from "./network/detect-netns";
 
 /**
  * - `auto`: under bubblewrap when it is installed and works here, else plain processes
@@ -10,6 +12,14 @@ import { sandboxUidFor } from "./isolation/sandbox-layout";
  * - `none`: plain processes (isolation `none`)
  */
 export type ProcessSandboxing = "auto" | "bwrap" | "none";
+
+/**
+ * - `auto`: a network namespace of its own for each bubblewrapped sandbox when one can be made
+ *   here (root, pasta, nftables), else the host's network
+ * - `own`: a namespace of its own, or the runtime refuses to start
+ * - `shared`: the host's network (as unsandboxed processes always have)
+ */
+export type ProcessNetworking = "auto" | "own" | "shared";
 
 export interface ProcessRuntimeOptions {
   /** Parent of every sandbox directory (`rootDir/<sandboxId>/`). */
@@ -24,6 +34,15 @@ export interface ProcessRuntimeOptions {
   bwrapPath?: string;
   /** A Python 3 with python3-seccomp, which compiles the sandboxes' seccomp filter (default /usr/bin/python3). */
   seccompPython?: string;
+  /** Default `auto`; only bubblewrapped sandboxes can have a network of their own. */
+  networking?: ProcessNetworking;
+  /** The operator's exceptions to the refused address ranges (default: none). */
+  egress?: { operator: OperatorEgressPolicy };
+  /**
+   * How a sandbox's resolver resolves a name (default: as the host does, getaddrinfo:
+   * /etc/hosts, then DNS); null for a name that does not exist.
+   */
+  resolveName?: (name: string) => Promise<string[] | null>;
   /** Size of a bubblewrapped sandbox's private /tmp, a tmpfs (default 1024 MB). */
   tmpSizeMb?: number;
   /** Loopback address agent servers listen on (default 127.0.0.1). */
@@ -54,6 +73,10 @@ export interface ProcessRuntimeSettings {
   bwrap: UsableBwrap | null;
   /** The seccomp filter of bubblewrapped sandboxes, or why they run without; null without bwrap. */
   seccomp: SeccompSupport | null;
+  /** The tools for a network namespace per sandbox, null when sandboxes share the host's network. */
+  netns: UsableNetns | null;
+  operatorEgress: OperatorEgressPolicy;
+  resolveName: ((name: string) => Promise<string[] | null>) | null;
   /** The sandbox user's uid (and gid) inside its user namespace. */
   sandboxUid: number;
   tmpSizeMb: number;
@@ -79,6 +102,9 @@ export function resolveSettings(options: ProcessRuntimeOptions): ProcessRuntimeS
     agentServerEntry: path.resolve(options.agentServerEntry),
     bwrap,
     seccomp: bwrap ? prepareSeccomp({ bwrap, nodePath, pythonPath }) : null,
+    netns: resolveNetns(options, bwrap),
+    operatorEgress: options.egress?.operator ?? { allow: [] },
+    resolveName: options.resolveName ?? null,
     sandboxUid: sandboxUidFor(process.getuid?.() ?? 0),
     tmpSizeMb: options.tmpSizeMb ?? 1024,
     host: options.host ?? "127.0.0.1",
@@ -101,6 +127,24 @@ function resolveBwrap(options: ProcessRuntimeOptions, nodePath: string): UsableB
   if (sandboxing === "bwrap") {
     throw new Error(
       `process sandboxes were asked to run under bubblewrap (sandboxing "bwrap"), but it cannot be used: ${support.reason}`,
+    );
+  }
+  return null;
+}
+
+function resolveNetns(
+  options: ProcessRuntimeOptions,
+  bwrap: UsableBwrap | null,
+): UsableNetns | null {
+  const networking = options.networking ?? "auto";
+  if (networking === "shared") return null;
+  const support = bwrap
+    ? detectNetns()
+    : { usable: false as const, reason: "sandboxes do not run under bubblewrap" };
+  if (support.usable) return support;
+  if (networking === "own") {
+    throw new Error(
+      `process sandboxes were asked for a network of their own (networking "own"), but it cannot be made: ${support.reason}`,
     );
   }
   return null;

@@ -1,12 +1,18 @@
 import { EventEmitter } from "node:events";
 import { readdir, rm } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
+import {
+  DEFAULT_SANDBOX_EGRESS,
+  type EgressDenial,
+  type SandboxEgressPolicy,
+} from "@sandbox-server/egress";
 import { errorMessage } from "../error-message";
 import { probeHealth, waitForHealth } from "../health";
 import { KeyedLock } from "../keyed-lock";
 import { silentLogger } from "../logger";
 import type {
   IsolationLevel,
+  NetworkIsolation,
   RuntimeLogger,
   RuntimeSandbox,
   RuntimeState,
@@ -20,6 +26,7 @@ import { cgroupNameFor, type SandboxLimits } from "./isolation/sandbox-cgroup";
 import { SharedViewKeeper } from "./isolation/shared-view";
 import { describeExit, type ExitInfo, withOutput } from "./launch-agent-server";
 import { launchRun, launchState } from "./launch-run";
+import { SandboxNetworks } from "./network/sandbox-networks";
 import {
   type ProcessRuntimeOptions,
   type ProcessRuntimeSettings,
@@ -34,13 +41,16 @@ import {
   resolveSandboxPaths,
   type SandboxSecrets,
   syncDirectory,
+  updateSandboxState,
   writeLaunchRecord,
 } from "./sandbox-files";
 import {
+  findSandboxProcesses,
   freezeSandbox,
   killSandboxProcesses,
   signalSandbox,
   stopSandboxProcesses,
+  waitForExit,
 } from "./sandbox-processes";
 import {
   type AgentServerRun,
@@ -55,8 +65,15 @@ export interface ProcessRuntimeEvents {
 
 type Liveness = "alive" | "paused" | "exited";
 
-export type { ProcessRuntimeOptions, ProcessSandboxing } from "./process-runtime-options";
+export { detectNetns, type NetnsSupport } from "./network/detect-netns";
+export type {
+  ProcessNetworking,
+  ProcessRuntimeOptions,
+  ProcessSandboxing,
+} from "./process-runtime-options";
 
+/** How long delete waits for processes that are exiting to be gone. */
+const EXIT_WAIT_MS = 2000;
 /** How long pause waits for Linux to report every process of the sandbox stopped. */
 const FREEZE_TIMEOUT_MS = 2000;
 /** How often `waitUntilReady` probes /health while the agent server starts. */
@@ -77,11 +94,13 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
   readonly kind = "process" as const;
   readonly isolation: IsolationLevel;
   readonly isolationDetail?: string;
+  readonly network: NetworkIsolation;
   private readonly settings: ProcessRuntimeSettings;
   private readonly logger: RuntimeLogger;
   private readonly records = new Map<string, SandboxRecord>();
   private readonly lock = new KeyedLock();
   private readonly view: SharedViewKeeper;
+  private readonly networks: SandboxNetworks;
   private watchTimer: NodeJS.Timeout | null = null;
   private closed = false;
 
@@ -89,6 +108,7 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
     super();
     this.settings = resolveSettings(options);
     this.isolation = this.settings.bwrap ? "namespaces" : "none";
+    this.network = this.settings.netns ? "own" : "shared";
     this.logger = options.logger ?? silentLogger;
     const { seccomp } = this.settings;
     if (seccomp) this.isolationDetail = describeSeccomp(seccomp);
@@ -99,7 +119,17 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
       );
     }
     const { rootDir, sandboxUid, agentServerEntry } = this.settings;
-    this.view = new SharedViewKeeper(rootDir, sandboxUid, agentServerEntry, this.logger);
+    this.view = new SharedViewKeeper(rootDir, sandboxUid, agentServerEntry, this.logger, {
+      ownNetwork: this.network === "own",
+    });
+    this.networks = new SandboxNetworks({
+      rootDir: this.settings.rootDir,
+      tools: this.settings.netns,
+      operator: this.settings.operatorEgress,
+      logger: this.logger,
+      recordOf: (sandboxId) => this.records.get(sandboxId),
+      resolveName: this.settings.resolveName,
+    });
   }
 
   /**
@@ -155,6 +185,9 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
       command: options.command?.length ? [...options.command] : null,
       limits: limitsOf(options),
       cgroupName: null,
+      egress: options.egress ?? DEFAULT_SANDBOX_EGRESS,
+      netns: null,
+      resolverPort: null,
       secrets,
       run: null,
       exitDetail: null,
@@ -163,7 +196,11 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
       pendingLaunch: false,
       stateWrite: null,
       preparedCgroup: null,
+      preparedNetns: null,
     };
+    // Before the launch record is written: it names the namespace (a pooled one has a name no
+    // successor could guess).
+    const netns = this.networks.prepare(record);
     // The sandbox's directory entry and its files are flushed at once (none depends on another).
     const written = Promise.all([
       syncDirectory(this.settings.rootDir),
@@ -175,9 +212,10 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
     // Both settled before either outcome is reported: a delete after a failed register then finds
     // the cgroup it removes by name. A cgroup that could not be made fails the launch, as before.
     // (allSettled also marks a failed cgroup handled: the launch that takes it sees the failure.)
-    await Promise.allSettled([written, cgroup]);
+    await Promise.allSettled([written, cgroup, netns]);
     await written;
     record.preparedCgroup = cgroup;
+    record.preparedNetns = netns;
     this.records.set(sandboxId, record);
     return record;
   }
@@ -260,17 +298,54 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
       if (record) record.deleting = true;
       // Its directory goes below: no write into it may still be under way.
       await record?.stateWrite;
+      if (record) await this.networks.reportRefused(record);
       const { dir } = resolveSandboxPaths(this.settings.rootDir, sandboxId);
+      const pids = (await findSandboxProcesses(dir)).map((found) => found.pid);
       await stopSandboxProcesses(dir, this.settings.stopGraceMs);
+      // Deleted means gone: also the ones still tearing down (pasta leaves its namespaces).
+      await waitForExit(pids, EXIT_WAIT_MS);
       // By its name, not only the recorded one: a launch interrupted before sandbox.json was
       // written leaves a cgroup no record names.
       await removeRunCgroup(record?.cgroupName ?? cgroupNameFor(dir, sandboxId)).catch(
         (error: unknown) => this.logger.error({ sandboxId, err: error }, "cgroup not removed"),
       );
+      // pasta went with the processes (it carries the marker); the namespace and its ruleset now.
+      await this.networks.remove(sandboxId, record, dir);
       await rm(dir, { recursive: true, force: true });
       this.records.delete(sandboxId);
       if (record) this.logger.info({ sandboxId }, "sandbox deleted");
     });
+  }
+
+  /**
+   * Records the policy (in `sandbox.json`, so relaunches and a successor control plane keep it)
+   * and, while the sandbox has its namespace, replaces its ruleset in one transaction: new
+   * connections follow at once, established ones go on. On the host's network nothing enforces
+   * it (`network` says so).
+   */
+  async setEgressPolicy(sandboxId: string, policy: SandboxEgressPolicy): Promise<void> {
+    await this.lock.run(sandboxId, async () => {
+      const record = await this.requireRecord(sandboxId);
+      await record.stateWrite;
+      const live = await this.networks.setPolicy(record, policy);
+      await updateSandboxState(record.paths, (state) => ({ ...state, egress: policy }));
+      this.logger.info({ sandboxId, enforced: live }, "egress policy set");
+    });
+  }
+
+  onEgressDenied(listener: (denial: EgressDenial) => void): void {
+    this.networks.onDenied(listener);
+  }
+
+  /**
+   * Reports (through `onEgressDenied`) the connections to raw addresses the sandbox's ruleset
+   * refused since the last read: the ruleset counts them per destination, and they are read on
+   * demand — here, and by a policy change and delete — never by a timer, so idle
+   * sandboxes cost the control plane nothing. Names refused by the resolver are reported at once.
+   */
+  async reportEgressDenials(sandboxId: string): Promise<void> {
+    const record = await this.findRecord(sandboxId);
+    if (record) await this.networks.reportRefused(record);
   }
 
   async list(): Promise<RuntimeSandbox[]> {
@@ -288,6 +363,7 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
     if (this.watchTimer) clearInterval(this.watchTimer);
     this.watchTimer = null;
     this.removeAllListeners();
+    await this.networks.close();
     // Launches recorded before the control plane goes, so its successor adopts them.
     await Promise.all([...this.records.values()].map((record) => record.stateWrite));
   }
@@ -295,7 +371,14 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
   private async launch(record: SandboxRecord, secrets: SandboxSecrets): Promise<void> {
     // One writer of sandbox.json at a time: the previous launch's record first.
     await record.stateWrite;
-    const launched = await launchRun(this.settings, this.view, this.logger, record, secrets);
+    const launched = await launchRun(
+      this.settings,
+      this.view,
+      this.logger,
+      record,
+      secrets,
+      await this.networks.forLaunch(record),
+    );
     if (!launched.ok) {
       record.run = null;
       record.exitDetail = launched.detail;
@@ -437,7 +520,10 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
       { sandboxId, pid: state.pid, running: adopted.exitDetail === null },
       "sandbox adopted",
     );
-    if (adopted.exitDetail === null) this.watchAdopted();
+    if (adopted.exitDetail === null) {
+      this.watchAdopted();
+      this.networks.adopt(adopted);
+    }
     return adopted;
   }
 

@@ -1,5 +1,6 @@
 import { mkdir, open, readFile, rename } from "node:fs/promises";
 import path from "node:path";
+import type { SandboxEgressPolicy } from "@sandbox-server/egress";
 import type { SandboxLimits } from "./isolation/sandbox-cgroup";
 
 /**
@@ -75,6 +76,14 @@ export interface SandboxState {
   /** Where this run's output starts in agent-server.log (for the tail in exit details). */
   logOffset: number;
   startedAt: string;
+  /** The sandbox's egress policy (absent: the default), enforced where its network is its own. */
+  egress?: SandboxEgressPolicy;
+  /**
+   * The sandbox's own network namespace (by `ip netns` name) and the host port of its resolver;
+   * absent or null when it shares the host's network. `port` is then the host's end of pasta's
+   * forward to the agent server.
+   */
+  network?: { namespace: string; resolverPort: number | null } | null;
 }
 
 export interface SandboxSecrets {
@@ -84,6 +93,15 @@ export interface SandboxSecrets {
 
 export async function writeSandboxState(paths: SandboxPaths, state: SandboxState): Promise<void> {
   await writeFileAtomically(paths.stateFile, JSON.stringify(state, null, 2), 0o644);
+}
+
+/** Rewrites `sandbox.json` with `change` applied (nothing when there is none to change). */
+export async function updateSandboxState(
+  paths: SandboxPaths,
+  change: (state: SandboxState) => SandboxState,
+): Promise<void> {
+  const state = await readSandboxState(paths);
+  if (state !== null) await writeSandboxState(paths, change(state));
 }
 
 export async function writeSandboxSecrets(
@@ -184,6 +202,8 @@ function isSandboxState(value: unknown): value is SandboxState {
       value.isolation === "namespaces" ||
       value.isolation === "none") &&
     (value.cgroup === undefined || value.cgroup === null || typeof value.cgroup === "string") &&
+    (value.network === undefined || value.network === null || isRecord(value.network)) &&
+    (value.egress === undefined || isRecord(value.egress)) &&
     Number.isInteger(value.logOffset) &&
     typeof value.startedAt === "string"
   );

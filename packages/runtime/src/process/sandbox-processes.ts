@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { findProcessTrees, type ProcInfo } from "./read-proc";
+import { findProcessTrees, type ProcInfo, readProcState } from "./read-proc";
 
 /**
  * The processes of a sandbox are found from /proc, never from a remembered pid list: the launched
@@ -59,6 +59,18 @@ export async function stopSandboxProcesses(sandboxDir: string, graceMs: number):
   await signalSandbox(sandboxDir, "SIGTERM");
   if (await waitForNoProcesses(sandboxDir, graceMs)) return;
   await killSandboxProcesses(sandboxDir);
+}
+
+/**
+ * Waits (at most `timeoutMs`) until each of `pids` has gone: a process that has begun to exit no
+ * longer shows its marker (its memory is released first) but may still hold what it had — pasta,
+ * a namespace init, takes a moment to tear down.
+ */
+export async function waitForExit(pids: number[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (const pid of pids) {
+    while ((await readProcState(pid)) !== "gone" && Date.now() < deadline) await sleep(10);
+  }
 }
 
 export async function killSandboxProcesses(sandboxDir: string): Promise<void> {

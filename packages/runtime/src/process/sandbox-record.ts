@@ -1,3 +1,4 @@
+import { DEFAULT_SANDBOX_EGRESS, type SandboxEgressPolicy } from "@sandbox-server/egress";
 import type { RunCgroup } from "./isolation/run-limits";
 import type { SandboxLimits } from "./isolation/sandbox-cgroup";
 import { type ProcState, readCmdline, readProcState } from "./read-proc";
@@ -24,6 +25,12 @@ export interface SandboxRecord {
   limits: SandboxLimits;
   /** The sandbox's cgroup, removed on delete; null when no limits were ever enforced. */
   cgroupName: string | null;
+  /** What the sandbox may connect to; enforced while `netns` is set. */
+  egress: SandboxEgressPolicy;
+  /** Its own network namespace (`ip netns` name), made by its first launch; null: the host's network. */
+  netns: string | null;
+  /** The host port of its resolver, for the current run. */
+  resolverPort: number | null;
   /** Loaded from disk only when an adopted sandbox has to be restarted. */
   secrets: SandboxSecrets | null;
   run: AgentServerRun | null;
@@ -41,6 +48,8 @@ export interface SandboxRecord {
    * relaunch makes its own (and counts OOM kills from then).
    */
   preparedCgroup: Promise<RunCgroup | null> | null;
+  /** The namespace `register` made for the first launch: true once it is there. */
+  preparedNetns: Promise<boolean> | null;
 }
 
 /**
@@ -59,6 +68,9 @@ export async function adoptSandbox(
     command: state.command,
     limits: state.limits ?? {},
     cgroupName: state.cgroup ?? null,
+    egress: state.egress ?? DEFAULT_SANDBOX_EGRESS,
+    netns: state.network?.namespace ?? null,
+    resolverPort: state.network?.resolverPort ?? null,
     secrets: null,
     run: null,
     exitDetail: "its agent server had not been launched",
@@ -67,6 +79,7 @@ export async function adoptSandbox(
     pendingLaunch: false,
     stateWrite: null,
     preparedCgroup: null,
+    preparedNetns: null,
   };
   if (pid === null || port === null) return record;
   record.run = {

@@ -88,7 +88,8 @@ function probe(bwrapPath: string | undefined, nodePath: string): BwrapSupport {
   return support;
 }
 
-function findOnPath(name: string): string | null {
+/** The absolute path of `name` on the PATH, or null. */
+export function findOnPath(name: string): string | null {
   try {
     const found = execFileSync("/bin/sh", ["-c", `command -v ${name}`], {
       encoding: "utf8",
@@ -100,20 +101,20 @@ function findOnPath(name: string): string | null {
   }
 }
 
-interface RunResult {
+export interface RunResult {
   ok: boolean;
   /** stdout and stderr, or why the command could not be run. */
   output: string;
   status: number | null;
 }
 
-function run(command: string, args: string[]): RunResult {
+export function run(command: string, args: string[]): RunResult {
   const result = spawnSync(command, args, { encoding: "utf8", timeout: 10_000 });
   if (result.error) return { ok: false, output: result.error.message, status: null };
   const output = `${result.stdout ?? ""}${result.stderr ?? ""}`.trim();
   return { ok: result.status === 0, output, status: result.status };
 }
 
-function firstLine(result: RunResult): string {
+export function firstLine(result: RunResult): string {
   return result.output.split("\n")[0] || `exit status ${result.status}`;
 }

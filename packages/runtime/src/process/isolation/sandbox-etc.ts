@@ -5,9 +5,10 @@ import { SANDBOX_HOSTNAME, SANDBOX_USER } from "./sandbox-layout";
 /**
  * The sandbox's own /etc files, by name (shared-view.ts writes them where no sandbox can change
  * them). passwd and group name only the sandbox's user (and nobody, which unmapped ids show as):
- * the host's users and groups are none of a sandbox's business.
+ * the host's users and groups are none of a sandbox's business. In a network namespace of its own
+ * the resolver is the one on its loopback (the control plane's, forwarded by pasta).
  */
-export function sandboxEtcFiles(uid: number): Record<string, string> {
+export function sandboxEtcFiles(uid: number, ownNetwork = false): Record<string, string> {
   const { name, home } = SANDBOX_USER;
   const files: Record<string, string[]> = {
     passwd: [
@@ -22,6 +23,7 @@ export function sandboxEtcFiles(uid: number): Record<string, string> {
     ],
     hostname: [SANDBOX_HOSTNAME],
     "nsswitch.conf": ["passwd: files", "group: files", "shadow: files", "hosts: files dns"],
+    ...(ownNetwork ? { "resolv.conf": ["nameserver 127.0.0.1"] } : {}),
   };
   return Object.fromEntries(
     Object.entries(files).map(([file, lines]) => [file, `${lines.join("\n")}\n`]),

@@ -52,6 +52,7 @@ export class SharedViewKeeper {
     private readonly uid: number,
     private readonly agentServerEntry: string,
     private readonly logger: RuntimeLogger,
+    private readonly options: { ownNetwork: boolean } = { ownNetwork: false },
   ) {
     this.dir = path.join(rootDir, ".view");
   }
@@ -90,19 +91,23 @@ export class SharedViewKeeper {
     // The runtime's own files never change: written once, by the first make.
     const own = first
       ? [
-          ...Object.entries(sandboxEtcFiles(this.uid)).map(([file, text]) =>
-            replaceFile(path.join(etcDir, file), text),
+          ...Object.entries(sandboxEtcFiles(this.uid, this.options.ownNetwork)).map(
+            ([file, text]) => replaceFile(path.join(etcDir, file), text),
           ),
           replaceFile(this.bundlePackageJsonPath(), bundlePackageJson(this.agentServerEntry)),
         ]
       : [];
+    // In a network of its own the sandbox's resolver is its own too (sandboxEtcFiles).
+    const hostEntries = this.options.ownNetwork
+      ? HOST_ETC_ENTRIES.filter((entry) => entry !== "resolv.conf")
+      : HOST_ETC_ENTRIES;
     const [kinds] = await Promise.all([
-      Promise.all(HOST_ETC_ENTRIES.map((entry) => copyHostEntry(etcDir, entry))),
+      Promise.all(hostEntries.map((entry) => copyHostEntry(etcDir, entry))),
       Promise.all(own),
     ]);
     return {
       etcDir,
-      hostEtcDirs: HOST_ETC_ENTRIES.filter((_, i) => kinds[i] === "directory"),
+      hostEtcDirs: hostEntries.filter((_, i) => kinds[i] === "directory"),
       bundlePackageJson: this.bundlePackageJsonPath(),
     };
   }

@@ -1,0 +1,59 @@
+import { findOnPath, firstLine, run } from "../isolation/detect-bwrap";
+
+/** The tools a network namespace per sandbox needs, found and proven to work here. */
+export interface UsableNetns {
+  usable: true;
+  ip: string;
+  nft: string;
+  nsenter: string;
+  pasta: string;
+}
+
+export type NetnsSupport = UsableNetns | { usable: false; reason: string };
+
+let cached: NetnsSupport | null = null;
+
+/**
+ * Whether each process sandbox can get a network namespace of its own here: root (the namespace
+ * is created in, and owned by, the initial user namespace, so nothing inside can change its
+ * firewall), `ip`, `nft`, `nsenter` and `pasta` installed, and a trial namespace with a ruleset
+ * made and removed. Synchronous and once per process, like detectBwrap.
+ */
+export function detectNetns(): NetnsSupport {
+  cached ??= probe();
+  return cached;
+}
+
+function probe(): NetnsSupport {
+  if (process.getuid?.() !== 0) {
+    return { usable: false, reason: "the control plane is not root (network namespaces need it)" };
+  }
+  const tools = { ip: "iproute2", nft: "nftables", nsenter: "util-linux", pasta: "passt" };
+  const found: Record<string, string> = {};
+  for (const [tool, pkg] of Object.entries(tools)) {
+    const path = findOnPath(tool);
+    if (path === null)
+      return { usable: false, reason: `${tool} (Debian package ${pkg}) is not installed` };
+    found[tool] = path;
+  }
+  const name = `ssn-probe-${process.pid}`;
+  const trial = run("/bin/sh", [
+    "-c",
+    'ip netns add "$1" && nsenter --net="/run/netns/$1" sh -c "ip link set lo up && echo \'table inet probe {}\' | nft -f -"; status=$?; ip netns del "$1"; exit $status',
+    "probe",
+    name,
+  ]);
+  if (!trial.ok) {
+    return {
+      usable: false,
+      reason: `a network namespace with nftables cannot be made here: ${firstLine(trial)}`,
+    };
+  }
+  return {
+    usable: true,
+    ip: found.ip as string,
+    nft: found.nft as string,
+    nsenter: found.nsenter as string,
+    pasta: found.pasta as string,
+  };
+}

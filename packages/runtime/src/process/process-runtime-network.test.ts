@@ -1,0 +1,383 @@
+import { execFile } from "node:child_process";
+import { createHash, randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { createServer as createHttpServer, type Server } from "node:http";
+import { createServer, type Server as NetServer } from "node:net";
+import path from "node:path";
+import { promisify } from "node:util";
+import type {
+  EgressDenial,
+  OperatorEgressPolicy,
+  SandboxEgressPolicy,
+} from "@sandbox-server/egress";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { StartSandboxOptions } from "../types";
+import { detectBwrap } from "./isolation/detect-bwrap";
+import { detectNetns } from "./network/detect-netns";
+import { netnsPathOf } from "./network/sandbox-network";
+import type { ProcessRuntime } from "./process-runtime";
+import { readCmdline, readProcState } from "./read-proc";
+import { resolveSandboxPaths } from "./sandbox-files";
+import { findSandboxProcesses } from "./sandbox-processes";
+import { LanHost } from "./test/lan-host";
+import { installProbe, probeFromHost } from "./test/probe";
+import { RuntimeFixture, runBash } from "./test/support";
+
+/**
+ * A process sandbox's network is its own: each probe first succeeds where it must (on the host,
+ * or in the sandbox's own namespace), then is refused from inside a sandbox — fast (a reset or an
+ * ICMP error, never a timeout). Needs root, bubblewrap, pasta and nftables: in CI (`CI=true`)
+ * these tests fail without them; elsewhere they are skipped with a warning.
+ */
+const bwrap = detectBwrap();
+const netns = detectNetns();
+const mustRun = (bwrap.usable && netns.usable) || process.env.CI === "true";
+if (!mustRun) {
+  console.warn(
+    `[network tests] skipped: ${bwrap.usable ? "" : bwrap.reason} ${netns.usable ? "" : netns.reason}`,
+  );
+}
+
+const exec = promisify(execFile);
+const READY_TIMEOUT_MS = 30_000;
+const LAN_NAME = "lan.sandbox-test.internal";
+
+interface Sandbox {
+  id: string;
+  key: string;
+  url: string;
+  dir: string;
+}
+
+const fixture = new RuntimeFixture();
+const lan = new LanHost();
+const denials: EgressDenial[] = [];
+let isolated: ProcessRuntime;
+/** The same, with the operator's exception for the LAN host's web server and resolver. */
+let operatorAllowed: ProcessRuntime;
+let operatorRoot: string;
+let isolatedRoot: string;
+let operatorPolicy: OperatorEgressPolicy;
+let a: Sandbox;
+let b: Sandbox;
+let hostV4: Server;
+let hostV6: Server;
+let abstract: NetServer;
+/** A local LLM on the host's loopback, which the operator lets sandboxes reach. */
+let llm: Server;
+const abstractName = `sandbox-test-${randomUUID()}`;
+
+async function listen(server: Server | NetServer, ...args: unknown[]): Promise<number> {
+  await new Promise<void>((resolve) =>
+    (server.listen as (...a: unknown[]) => void)(...args, resolve),
+  );
+  const address = server.address();
+  return typeof address === "object" && address ? address.port : 0;
+}
+
+function portOf(server: Server): number {
+  const address = server.address();
+  return typeof address === "object" && address ? address.port : 0;
+}
+
+async function startSandbox(
+  runtime: ProcessRuntime,
+  rootDir: string,
+  egress?: SandboxEgressPolicy,
+): Promise<Sandbox> {
+  const options: StartSandboxOptions = {
+    sandboxId: `sb_${randomUUID().slice(0, 8)}`,
+    ownerId: "user_1",
+    specId: "default",
+    sessionApiKey: `key-${randomUUID()}`,
+    env: {},
+    ...(egress ? { egress } : {}),
+  };
+  const started = await runtime.start(options);
+  await runtime.waitUntilReady(options.sandboxId, READY_TIMEOUT_MS);
+  const dir = resolveSandboxPaths(rootDir, options.sandboxId).dir;
+  await installProbe(resolveSandboxPaths(rootDir, options.sandboxId).workspaceDir);
+  return {
+    id: options.sandboxId,
+    key: options.sessionApiKey,
+    url: started.agentServerUrl as string,
+    dir,
+  };
+}
+
+/** The probe inside the sandbox. */
+async function probe(sandbox: Sandbox, ...args: string[]): Promise<string> {
+  const result = await runBash(
+    sandbox.url,
+    sandbox.key,
+    `node /workspace/probe.cjs ${args.join(" ")}`,
+  );
+  return result.stdout.trim();
+}
+
+/** The namespace `sandbox.json` names. */
+async function namespaceOf(dir: string): Promise<string> {
+  const state = JSON.parse(await readFile(path.join(dir, "sandbox.json"), "utf8"));
+  return state.network.namespace as string;
+}
+
+/** A refusal: an error code at once, not silence. */
+const REFUSED = /^E[A-Z_]+$/;
+
+function lanPolicy(overrides: Partial<SandboxEgressPolicy>): SandboxEgressPolicy {
+  return { allowInternet: true, allowOut: [], denyOut: [], ...overrides };
+}
+
+describe.runIf(mustRun)("ProcessRuntime: a network of its own", { timeout: 90_000 }, () => {
+  beforeAll(async () => {
+    await lan.start();
+    hostV4 = createHttpServer((_q, r) => r.end("control-plane"));
+    hostV6 = createHttpServer((_q, r) => r.end("host-v6"));
+    abstract = createServer((socket) => socket.end());
+    await listen(hostV4, 0, "127.0.0.1");
+    await listen(hostV6, 0, "::1");
+    await listen(abstract, `\0${abstractName}`);
+    llm = createHttpServer((_q, r) => r.end("local-llm"));
+    await listen(llm, 0, "127.0.0.1");
+    const resolveName = async (name: string) => (name === LAN_NAME ? [lan.address] : null);
+    const rootDir = await fixture.createRootDir();
+    isolatedRoot = rootDir;
+    isolated = fixture.createRuntime(rootDir, {
+      sandboxing: "bwrap",
+      networking: "own",
+      resolveName,
+    });
+    isolated.onEgressDenied((denial) => denials.push(denial));
+    operatorRoot = await fixture.createRootDir();
+    const operator: OperatorEgressPolicy = {
+      allow: [
+        { kind: "cidr", cidr: `${lan.address}/32`, port: null },
+        { kind: "cidr", cidr: "127.0.0.1/32", port: portOf(llm) },
+      ],
+    };
+    operatorPolicy = operator;
+    operatorAllowed = fixture.createRuntime(operatorRoot, {
+      sandboxing: "bwrap",
+      networking: "own",
+      egress: { operator },
+      resolveName,
+    });
+    operatorAllowed.onEgressDenied((denial) => denials.push(denial));
+    [a, b] = await Promise.all([
+      startSandbox(isolated, rootDir),
+      startSandbox(operatorAllowed, operatorRoot),
+    ]);
+  }, 120_000);
+
+  afterAll(async () => {
+    await fixture.cleanUp();
+    await lan.stop();
+    hostV4?.close();
+    hostV6?.close();
+    abstract?.close();
+    llm?.close();
+  });
+
+  it("says so: isolation namespaces, network own", () => {
+    expect(isolated.isolation).toBe("namespaces");
+    expect(isolated.network).toBe("own");
+  });
+
+  it("has a loopback of its own", async () => {
+    const own = await runBash(
+      a.url,
+      a.key,
+      `node -e 'require("http").createServer((q, r) => r.end("own")).listen(9000, "127.0.0.1")' & sleep 0.5; node /workspace/probe.cjs http 127.0.0.1 9000; kill %1`,
+    );
+    expect(own.stdout.trim()).toBe("reply own");
+    // Not the host's: nothing listens on 9000 there.
+    expect(await probeFromHost("tcp", "127.0.0.1", "9000")).toMatch(REFUSED);
+  });
+
+  it("cannot reach the host's loopback, v4 or v6, nor the control plane's port", async () => {
+    expect(await probeFromHost("http", "127.0.0.1", String(portOf(hostV4)))).toBe(
+      "reply control-plane",
+    );
+    expect(await probeFromHost("http", "::1", String(portOf(hostV6)))).toBe("reply host-v6");
+    expect(await probe(a, "tcp", "127.0.0.1", String(portOf(hostV4)))).toMatch(REFUSED);
+    expect(await probe(a, "tcp", "::1", String(portOf(hostV6)))).toMatch(REFUSED);
+  });
+
+  it("cannot reach the host's abstract Unix sockets", async () => {
+    expect(await probeFromHost("unix", abstractName)).toBe("open");
+    expect(await probe(a, "unix", abstractName)).toMatch(REFUSED);
+  });
+
+  it("cannot reach another sandbox's agent server; the host can, only on its loopback port", async () => {
+    const port = new URL(b.url).port;
+    expect(new URL(b.url).hostname).toBe("127.0.0.1");
+    expect(await probeFromHost("tcp", "127.0.0.1", port)).toBe("open");
+    expect(await probe(a, "tcp", "127.0.0.1", port)).toMatch(REFUSED);
+  });
+
+  it("refuses a LAN host by default; reaches it once the operator allows it", async () => {
+    expect(await probeFromHost("http", lan.address, "8080")).toBe("reply lan-host");
+    expect(await probe(a, "http", lan.address, "8080")).toMatch(REFUSED);
+    expect(await probe(b, "http", lan.address, "8080")).toBe("reply lan-host");
+  });
+
+  it("reaches an operator exception on the host's loopback at the same address, while its policy allows", async () => {
+    const port = String(portOf(llm));
+    expect(await probeFromHost("http", "127.0.0.1", port)).toBe("reply local-llm");
+    expect(await probe(b, "http", "127.0.0.1", port)).toBe("reply local-llm");
+    expect(await probe(a, "tcp", "127.0.0.1", port)).toMatch(REFUSED);
+    await operatorAllowed.setEgressPolicy(b.id, lanPolicy({ allowInternet: false }));
+    expect(await probe(b, "tcp", "127.0.0.1", port)).toMatch(REFUSED);
+    await operatorAllowed.setEgressPolicy(b.id, lanPolicy({}));
+  });
+
+  it("reports refused connections to addresses when asked, once each", async () => {
+    expect(await probe(a, "tcp", lan.address, "8080")).toMatch(REFUSED);
+    await isolated.reportEgressDenials(a.id);
+    const reported = denials.filter(
+      (d) => d.sandboxId === a.id && d.destination === `${lan.address}:8080`,
+    );
+    expect(reported).toEqual([expect.objectContaining({ rule: "non-public range (reserved)" })]);
+    await isolated.reportEgressDenials(a.id);
+    expect(
+      denials.filter((d) => d.sandboxId === a.id && d.destination === `${lan.address}:8080`),
+    ).toHaveLength(1);
+  });
+
+  it("resolves names through its own resolver only; DNS to another server is refused", async () => {
+    expect(await probe(b, "lookup", LAN_NAME)).toBe(lan.address);
+    expect(await probeFromHost("udp", lan.address, "53")).toBe("reply ping");
+    // The operator allows the LAN host, but not as a resolver.
+    expect(await probe(b, "udp", lan.address, "53")).toMatch(REFUSED);
+  });
+
+  it("refuses a denied name and reports it", async () => {
+    const id = b.id;
+    await operatorAllowed.setEgressPolicy(
+      id,
+      lanPolicy({
+        denyOut: [{ kind: "host", name: "sandbox-test.internal", wildcard: true, port: null }],
+      }),
+    );
+    expect(await probe(b, "lookup", LAN_NAME)).toBe("ENOTFOUND");
+    expect(denials).toContainEqual(
+      expect.objectContaining({
+        sandboxId: id,
+        destination: `${LAN_NAME}:53`,
+        rule: "deny_out *.sandbox-test.internal",
+      }),
+    );
+    await operatorAllowed.setEgressPolicy(id, lanPolicy({}));
+    expect(await probe(b, "lookup", LAN_NAME)).toBe(lan.address);
+  });
+
+  it("follows a new policy for new connections: deny_out, allow_out over deny_out, allow_internet false", async () => {
+    const cidr = { kind: "cidr" as const, cidr: `${lan.address}/32`, port: null };
+    expect(await probe(b, "http", lan.address, "8080")).toBe("reply lan-host");
+    await operatorAllowed.setEgressPolicy(b.id, lanPolicy({ denyOut: [cidr] }));
+    expect(await probe(b, "http", lan.address, "8080")).toMatch(REFUSED);
+    await operatorAllowed.setEgressPolicy(
+      b.id,
+      lanPolicy({ denyOut: [cidr], allowOut: [{ ...cidr, port: 8080 }] }),
+    );
+    expect(await probe(b, "http", lan.address, "8080")).toBe("reply lan-host");
+    // Without allow_internet, an operator exception alone does not let it through...
+    await operatorAllowed.setEgressPolicy(b.id, lanPolicy({ allowInternet: false }));
+    expect(await probe(b, "http", lan.address, "8080")).toMatch(REFUSED);
+    // ...allow_out does; and the name is refused unless allow_out names it.
+    await operatorAllowed.setEgressPolicy(
+      b.id,
+      lanPolicy({
+        allowInternet: false,
+        allowOut: [{ kind: "host", name: LAN_NAME, wildcard: false, port: 8080 }],
+      }),
+    );
+    expect(await probe(b, "lookup", LAN_NAME)).toBe(lan.address);
+    expect(await probe(b, "http", LAN_NAME, "8080")).toBe("reply lan-host");
+    await operatorAllowed.setEgressPolicy(b.id, lanPolicy({}));
+  });
+
+  it("keeps its network over pause and resume", async () => {
+    await operatorAllowed.pause(b.id);
+    expect((await operatorAllowed.inspect(b.id)).state).toBe("paused");
+    await operatorAllowed.resume(b.id);
+    expect(await probe(b, "http", lan.address, "8080")).toBe("reply lan-host");
+  });
+
+  it("is adopted with its network and policy by a new runtime after the old one is closed", async () => {
+    await operatorAllowed.setEgressPolicy(
+      b.id,
+      lanPolicy({ denyOut: [{ kind: "cidr", cidr: `${lan.address}/32`, port: null }] }),
+    );
+    await operatorAllowed.close();
+    const successor = fixture.createRuntime(operatorRoot, {
+      sandboxing: "bwrap",
+      networking: "own",
+      egress: { operator: operatorPolicy },
+      resolveName: async (name) => (name === LAN_NAME ? [lan.address] : null),
+    });
+    const adopted = await successor.inspect(b.id);
+    expect(adopted.state).toBe("running");
+    expect(adopted.agentServerUrl).toBe(b.url);
+    expect(await probe(b, "http", lan.address, "8080")).toMatch(REFUSED);
+    await successor.setEgressPolicy(b.id, lanPolicy({}));
+    expect(await probe(b, "http", lan.address, "8080")).toBe("reply lan-host");
+    // Its resolver answers again.
+    expect(await probe(b, "lookup", LAN_NAME)).toBe(lan.address);
+    operatorAllowed = successor;
+  });
+
+  it("takes namespaces from a pool and removes the pool's unused ones on close", async () => {
+    const root = await fixture.createRootDir();
+    const prefix = `ssn-p${createHash("sha256").update(root).digest("hex").slice(0, 10)}-`;
+    const pooled = () =>
+      exec("ip", ["netns", "list"]).then(({ stdout }) =>
+        stdout
+          .split("\n")
+          .map((line) => line.split(" ")[0] ?? "")
+          .filter((name) => name.startsWith(prefix)),
+      );
+    const runtime = fixture.createRuntime(root, { sandboxing: "bwrap", networking: "own" });
+    // The pool fills in the background from the constructor on.
+    await vi.waitFor(async () => expect(await pooled()).toHaveLength(2), { timeout: 20_000 });
+    const ready = await pooled();
+    const sandbox = await startSandbox(runtime, root);
+    const name = await namespaceOf(sandbox.dir);
+    expect(ready).toContain(name);
+    await runtime.delete(sandbox.id);
+    expect(existsSync(netnsPathOf(name))).toBe(false);
+    await runtime.close();
+    expect(await pooled()).toEqual([]);
+  });
+
+  it("leaves no namespace, pasta or ruleset behind when deleted", async () => {
+    const name = await namespaceOf(b.dir);
+    expect(existsSync(netnsPathOf(name))).toBe(true);
+    const pasta: number[] = [];
+    for (const { pid } of await findSandboxProcesses(b.dir)) {
+      if ((await readCmdline(pid))?.[0]?.includes("pasta")) pasta.push(pid);
+    }
+    expect(pasta.length).toBe(1);
+    await operatorAllowed.delete(b.id);
+    expect(existsSync(netnsPathOf(name))).toBe(false);
+    const { stdout } = await exec("ip", ["netns", "list"]);
+    expect(stdout).not.toContain(name);
+    for (const pid of pasta) expect(await readProcState(pid)).toBe("gone");
+  });
+
+  it("makes the namespace at register, and delete removes it without a launch", async () => {
+    const sandboxId = `sb_${randomUUID().slice(0, 8)}`;
+    await isolated.register({
+      sandboxId,
+      ownerId: "user_1",
+      specId: "default",
+      sessionApiKey: "k".repeat(24),
+      env: {},
+    });
+    const name = await namespaceOf(resolveSandboxPaths(isolatedRoot, sandboxId).dir);
+    expect(existsSync(netnsPathOf(name))).toBe(true);
+    await isolated.delete(sandboxId);
+    expect(existsSync(netnsPathOf(name))).toBe(false);
+  });
+});

@@ -1,0 +1,43 @@
+import { execFile } from "node:child_process";
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { promisify } from "node:util";
+
+/**
+ * One connection attempt, as a script run the same way on the host (the control) and inside a
+ * sandbox: prints `open`, `reply <text>`, the addresses of a lookup, or the error code — `timeout`
+ * only when nothing answered at all within 5 s (a refusal is meant to be fast).
+ */
+export const PROBE_SCRIPT = `
+const [kind, host, port] = process.argv.slice(2);
+const done = (r) => { console.log(r); process.exit(0); };
+setTimeout(() => done("timeout"), 5000);
+const net = require("net");
+if (kind === "tcp" || kind === "unix") {
+  const s = kind === "tcp" ? net.connect({ host, port: Number(port) }) : net.connect({ path: "\\0" + host });
+  s.on("connect", () => done("open"));
+  s.on("error", (e) => done(e.code));
+} else if (kind === "udp") {
+  const s = require("dgram").createSocket(host.includes(":") ? "udp6" : "udp4");
+  s.on("message", (m) => done("reply " + m));
+  s.on("error", (e) => done(e.code));
+  s.connect(Number(port), host, () => { s.send("ping"); setTimeout(() => s.send("ping"), 200); });
+} else if (kind === "http") {
+  fetch("http://" + (host.includes(":") ? "[" + host + "]" : host) + ":" + port + "/").then((r) => r.text()).then((t) => done("reply " + t), (e) => done(e.cause?.code ?? e.message));
+} else if (kind === "lookup") {
+  require("dns").lookup(host, { all: true }, (e, a) => done(e ? e.code : a.map((x) => x.address).join(",")));
+}
+`;
+
+const exec = promisify(execFile);
+
+/** Writes the probe where a sandbox sees it (`/workspace/probe.cjs`). */
+export async function installProbe(workspaceDir: string): Promise<void> {
+  await writeFile(path.join(workspaceDir, "probe.cjs"), PROBE_SCRIPT);
+}
+
+/** The probe run on the host. */
+export async function probeFromHost(...args: string[]): Promise<string> {
+  const { stdout } = await exec(process.execPath, ["-e", PROBE_SCRIPT, "probe", ...args]);
+  return stdout.trim();
+}
