@@ -298,6 +298,22 @@ describe.runIf(mustRun)("ProcessRuntime: a network of its own", { timeout: 90_00
     await operatorAllowed.setEgressPolicy(b.id, lanPolicy({}));
   });
 
+  it("lets an allowed name open a non-public address only where the operator opens it", async () => {
+    const byName = { kind: "host" as const, name: LAN_NAME, wildcard: false, port: null };
+    await operatorAllowed.setEgressPolicy(
+      b.id,
+      lanPolicy({ allowInternet: false, allowOut: [byName] }),
+    );
+    expect(await probe(b, "http", LAN_NAME, "8080")).toBe("reply lan-host");
+    // The same policy where the operator keeps the LAN closed: the name resolves, the address
+    // it names stays refused (a name cannot rebind into a private range).
+    await isolated.setEgressPolicy(a.id, lanPolicy({ allowInternet: false, allowOut: [byName] }));
+    expect(await probe(a, "lookup", LAN_NAME)).toBe(lan.address);
+    expect(await probe(a, "http", LAN_NAME, "8080")).toMatch(REFUSED);
+    await isolated.setEgressPolicy(a.id, lanPolicy({}));
+    await operatorAllowed.setEgressPolicy(b.id, lanPolicy({}));
+  });
+
   it("keeps its network over pause and resume", async () => {
     await operatorAllowed.pause(b.id);
     expect((await operatorAllowed.inspect(b.id)).state).toBe("paused");

@@ -58,7 +58,9 @@ export class SandboxNetworks {
           options.tools,
           (sandboxId) => {
             const record = options.recordOf(sandboxId);
-            return record?.netns ? { policy: record.egress, netns: record.netns } : null;
+            return record?.netns
+              ? { policy: record.egress, operator: this.operator, netns: record.netns }
+              : null;
           },
           (denial) => this.denials.report(denial),
           this.logger,

@@ -7,6 +7,7 @@ import {
   classifyName,
   type EgressDenial,
   type EgressTarget,
+  type OperatorEgressPolicy,
   type SandboxEgressPolicy,
 } from "@sandbox-server/egress";
 import { errorMessage } from "../../error-message";
@@ -19,6 +20,8 @@ import { addSetElements } from "./sandbox-network";
 /** What the resolver needs of a sandbox at the time of a query. */
 export interface ResolverContext {
   policy: SandboxEgressPolicy;
+  /** A name an allow_out rule matches opens a non-public address only where this opens it too. */
+  operator: OperatorEgressPolicy;
   /** Its namespace, where learnt addresses go into the name rules' sets. */
   netns: string;
 }
@@ -125,7 +128,7 @@ export class SandboxResolver {
           return buildAnswer(query, RCODE.NXDOMAIN);
         }
       }
-      await this.addToSets(sandboxId, context.netns, addresses, decision.sets);
+      await this.addToSets(sandboxId, context, addresses, decision.sets);
       const family = query.type === DNS_TYPE.A ? 4 : query.type === DNS_TYPE.AAAA ? 6 : null;
       const answers = addresses.filter((a) => familyOf(a) === family).map(addressBytes);
       return buildAnswer(query, RCODE.NOERROR, answers);
@@ -164,16 +167,20 @@ export class SandboxResolver {
   /** Adds the addresses to the name rules' sets (one nft transaction), skipping fresh ones. */
   private async addToSets(
     sandboxId: string,
-    netns: string,
+    context: ResolverContext,
     addresses: string[],
     sets: { set: "allow" | "deny"; port: number | null }[],
   ): Promise<void> {
+    const { netns, operator } = context;
     const now = Date.now();
     const added = this.added.get(sandboxId) ?? new Map<string, number>();
     this.added.set(sandboxId, added);
     const commands: string[] = [];
     for (const { set: list, port } of sets) {
       for (const address of addresses) {
+        // A name cannot open what the operator keeps closed (DNS rebinding, `*.nip.io`): such an
+        // address is left to the ranges' rules, which refuse it.
+        if (list === "allow" && !operatorOpens(operator, address, port)) continue;
         const set: NameSet = nameSetOf(list, port, familyOf(address));
         const element = port === null ? address : `${address} . ${port}`;
         const key = `${set} ${element}`;
@@ -241,4 +248,15 @@ export async function lookupAddresses(name: string): Promise<string[] | null> {
 
 function familyOf(address: string): 4 | 6 {
   return address.includes(":") ? 6 : 4;
+}
+
+/** Whether `address` (at `port`, or any port) is public, or non-public but opened by the operator. */
+function operatorOpens(operator: OperatorEgressPolicy, address: string, port: number | null) {
+  if (classifyAddress(address) === "public") return true;
+  return operator.allow.some(
+    (target) =>
+      target.kind === "cidr" &&
+      addressInCidr(address, target.cidr) &&
+      (target.port === null || target.port === port),
+  );
 }
