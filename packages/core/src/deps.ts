@@ -25,7 +25,14 @@ export interface CoreConfig {
   allowUnisolatedMultiUser: boolean;
   /** How long a RUNNING sandbox may fail health checks before it is ERROR. */
   healthGraceMs: number;
+  /** How often the supervisor runs: idle pauses, the warm pool, sandboxes whose last check failed. */
   supervisorIntervalMs: number;
+  /**
+   * How often every RUNNING and PAUSED sandbox is inspected (its /health probed). Exits arrive as
+   * the runtime's `exit` events in between, so this sweep only finds what no event reports (a hung
+   * agent server, a change the runtime cannot see).
+   */
+  supervisorSweepMs: number;
   /** Pause RUNNING sandboxes idle this long; null disables. */
   idleAutoPauseMs: number | null;
   /**
