@@ -2,6 +2,7 @@
 // "process"), the sandbox image is built first when missing, so the docker runtime can use it.
 import { spawn, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { SERVER_NODE_FLAGS } from "../apps/server/node-flags.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const runtime = process.env.SANDBOX_RUNTIME ?? "auto";
@@ -30,7 +31,7 @@ if (runtime !== "process" && dockerAnswers()) {
   }
 }
 
-const server = spawn(process.execPath, ["apps/server/dist/server.js"], {
+const server = spawn(process.execPath, [...SERVER_NODE_FLAGS, "apps/server/dist/server.js"], {
   cwd: root,
   stdio: "inherit",
 });
