@@ -4,7 +4,7 @@ import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 export const ADMIN_KEY = "ssk_bench_admin_key_0123456789";
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -15,6 +15,13 @@ export const agentServerEntry =
   process.env.BENCH_AGENT_SERVER_BUNDLE ??
   path.join(root, "apps/agent-server/dist/agent-server.js");
 export const profilesDir = path.join(root, "bench/results/profiles");
+
+/** The V8 options the control plane runs with in production (apps/server/node-flags.mjs). */
+async function serverNodeFlags(): Promise<string[]> {
+  const flags = path.join(root, "apps/server/node-flags.mjs");
+  const loaded = (await import(pathToFileURL(flags).href)) as { SERVER_NODE_FLAGS: string[] };
+  return loaded.SERVER_NODE_FLAGS;
+}
 
 export interface ControlPlaneOptions {
   runtime: "process" | "docker";
@@ -44,7 +51,7 @@ process.once("exit", () => {
 /** The built control plane (apps/server/dist/server.js) as its own process, as in production. */
 export async function startControlPlane(options: ControlPlaneOptions): Promise<ControlPlane> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), "sandbox-bench-"));
-  const args = [serverBundle];
+  const args = [...(await serverNodeFlags()), serverBundle];
   if (options.cpuProfile) {
     mkdirSync(profilesDir, { recursive: true });
     args.unshift("--cpu-prof", `--cpu-prof-dir=${profilesDir}`);

@@ -3,6 +3,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { SERVER_NODE_FLAGS } from "../../apps/server/node-flags.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const runtime = process.env.SANDBOX_RUNTIME ?? "auto";
@@ -39,7 +40,7 @@ if (runtime !== "process" && dockerAnswers()) {
   }
 }
 
-const server = spawn(process.execPath, ["apps/server/dist/server.js"], {
+const server = spawn(process.execPath, [...SERVER_NODE_FLAGS, "apps/server/dist/server.js"], {
   cwd: root,
   stdio: "inherit",
 });

@@ -20,6 +20,9 @@ function fixture(name: string, source: string): URL {
   return pathToFileURL(file);
 }
 
+// The worker starts with the first conversation followed, so the first events wait for its start.
+const STORED = { timeout: 15_000 };
+
 let realScript: URL;
 beforeAll(async () => {
   realScript = await testEventWorkerScript();
@@ -69,21 +72,42 @@ describe("the ingest worker", () => {
     const conv = await createConversation(t);
     await send(t, conv.id, "one");
     await send(t, conv.id, "two");
-    await expect.poll(() => storedTexts(t as TestServer, conv.id)).toEqual(["one", "two"]);
+    await expect.poll(() => storedTexts(t as TestServer, conv.id), STORED).toEqual(["one", "two"]);
     // The notice came back: the conversation's record moved (its title is the first message).
     const read = await t.api("GET", `/api/v1/app-conversations/${conv.id}`);
     expect(read.body.title).toBe("one");
     expect(t.logs()).toContain("events are followed and stored on the ingest worker's thread");
   });
 
+  it("is started by the first conversation followed, not with the control plane", async () => {
+    t = await startTestServer();
+    const started = "events are followed and stored on the ingest worker's thread";
+    const sandbox = await t.api("POST", "/api/v1/sandboxes", { body: {} });
+    expect(sandbox.status, JSON.stringify(sandbox.body)).toBe(201);
+    await t.waitForStatus(sandbox.body.id, "RUNNING");
+    expect(t.logs()).not.toContain(started);
+    const conv = await t.api("POST", "/api/v1/app-conversations", {
+      body: { sandbox_id: sandbox.body.id },
+    });
+    expect(conv.status, JSON.stringify(conv.body)).toBe(201);
+    await expect.poll(() => t?.logs(), STORED).toContain(started);
+    await send(t, conv.body.id, "stored by the worker");
+    await expect
+      .poll(() => storedTexts(t as TestServer, conv.body.id), STORED)
+      .toEqual(["stored by the worker"]);
+  });
+
   it("does not start (its script fails): the main thread follows instead", async () => {
     const broken = fixture("broken.mjs", 'throw new Error("this worker cannot start");\n');
     t = await startTestServer({ eventWorkerScript: broken });
-    expect(t.server.core.follower.where).toBe("main");
-    expect(t.logs()).toContain("following events on the main thread instead");
+    // The first conversation starts the worker; it fails, and this thread follows the conversation.
     const conv = await createConversation(t);
+    await expect.poll(() => t?.server.core.follower.where, STORED).toBe("main");
+    expect(t.logs()).toContain("following events on the main thread instead");
     await send(t, conv.id, "still stored");
-    await expect.poll(() => storedTexts(t as TestServer, conv.id)).toEqual(["still stored"]);
+    await expect
+      .poll(() => storedTexts(t as TestServer, conv.id), STORED)
+      .toEqual(["still stored"]);
   });
 
   it("dies while following: the main thread takes over and loses no event", async () => {
@@ -103,15 +127,17 @@ describe("the ingest worker", () => {
     expect(t.server.core.follower.where).toBe("worker");
     const first = await createConversation(t);
     await send(t, first.id, "before");
-    await expect.poll(() => storedTexts(t as TestServer, first.id)).toEqual(["before"]);
+    await expect.poll(() => storedTexts(t as TestServer, first.id), STORED).toEqual(["before"]);
     writeFileSync(marker, "");
     // Following this one makes the worker exit.
     const second = await createConversation(t);
-    await expect.poll(() => t?.server.core.follower.where).toBe("main");
+    await expect.poll(() => t?.server.core.follower.where, STORED).toBe("main");
     expect(t.logs()).toContain("the ingest worker exited (code 7)");
     await send(t, first.id, "after");
     await send(t, second.id, "second");
-    await expect.poll(() => storedTexts(t as TestServer, first.id)).toEqual(["before", "after"]);
-    await expect.poll(() => storedTexts(t as TestServer, second.id)).toEqual(["second"]);
+    await expect
+      .poll(() => storedTexts(t as TestServer, first.id), STORED)
+      .toEqual(["before", "after"]);
+    await expect.poll(() => storedTexts(t as TestServer, second.id), STORED).toEqual(["second"]);
   });
 });

@@ -35,6 +35,7 @@ export const defaultConfig: CoreConfig = {
   allowUnisolatedMultiUser: false,
   healthGraceMs: 10_000,
   supervisorIntervalMs: 1_000,
+  supervisorSweepMs: 30_000,
   idleAutoPauseMs: null,
   defaultTimeoutMs: null,
   defaultOnTimeout: "pause",

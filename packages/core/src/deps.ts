@@ -26,7 +26,14 @@ export interface CoreConfig {
   allowUnisolatedMultiUser: boolean;
   /** How long a RUNNING sandbox may fail health checks before it is ERROR. */
   healthGraceMs: number;
+  /** How often the supervisor runs: the warm pool, sandboxes whose last check failed. */
   supervisorIntervalMs: number;
+  /**
+   * How often every RUNNING and PAUSED sandbox is inspected (its /health probed). Exits arrive as
+   * the runtime's `exit` events in between, so this sweep only finds what no event reports (a hung
+   * agent server, a change the runtime cannot see).
+   */
+  supervisorSweepMs: number;
   /**
    * Lifetime defaults of new sandboxes (a create's fields, then its spec's, win): the operator's
    * `idle_pause_after_s` (IDLE_AUTO_PAUSE_MINUTES), `timeout_s` and `on_timeout`,

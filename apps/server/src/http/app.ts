@@ -106,14 +106,24 @@ function expressApp(
     app.get("/metrics", metricsRoute({ core, metrics, metricsToken: options.metricsToken }));
   }
 
-  const openApiDocument = createOpenApiDocument("", { bodyLimitBytes });
+  // Made by the first request that needs it: most servers never serve their docs, and building
+  // the document walks every procedure's schemas (and leaves its copy in the docs page's script).
+  let openApiDocument: ReturnType<typeof createOpenApiDocument> | null = null;
+  const document = () => {
+    openApiDocument ??= createOpenApiDocument("", { bodyLimitBytes });
+    return openApiDocument;
+  };
   app.get("/api/v1/openapi.json", (_req, res) => {
-    res.json(openApiDocument);
+    res.json(document());
   });
+  let docsPage: express.RequestHandler | null = null;
   app.use(
     "/docs",
     swaggerUi.serve,
-    swaggerUi.setup(openApiDocument, { customSiteTitle: "Sandbox Server API" }),
+    (req: express.Request, res: express.Response, next: express.NextFunction) => {
+      docsPage ??= swaggerUi.setup(document(), { customSiteTitle: "Sandbox Server API" });
+      docsPage(req, res, next);
+    },
   );
 
   app.use("/trpc", trpcHandler({ core, log, bodyLimitBytes }));

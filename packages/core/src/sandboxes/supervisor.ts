@@ -32,6 +32,8 @@ export class SandboxSupervisor {
   private ticking = false;
   /** When each RUNNING sandbox first failed its health check in the current streak. */
   private readonly unhealthySince = new Map<string, number>();
+  /** When the last pass that inspected every sandbox began; null before the first. */
+  private sweptAt: number | null = null;
 
   constructor(private readonly deps: CoreDeps) {}
 
@@ -241,10 +243,7 @@ export class SandboxSupervisor {
     if (this.ticking) return;
     this.ticking = true;
     try {
-      const rows = (await this.deps.repos.sandboxes.listByStatus(["RUNNING", "PAUSED"])).filter(
-        (r) => r.runtime === this.deps.runtime.kind,
-      );
-      await Promise.all(rows.map((row) => this.check(row)));
+      await this.checkSandboxes();
       if (this.deps.sharedStore) await this.recoverAbandoned();
       // At start the pool is refilled (or emptied of leftovers) whatever its size.
       if (this.deps.config.warmPoolSize > 0) await this.refillPool();
@@ -253,6 +252,27 @@ export class SandboxSupervisor {
     } finally {
       this.ticking = false;
     }
+  }
+
+  /**
+   * Every RUNNING and PAUSED sandbox once per `supervisorSweepMs`; in between only those whose
+   * last check failed, so the health grace is counted at tick granularity. Exits come sooner, as
+   * the runtime's `exit` events: the cost of a pass follows what changed, not how many run.
+   */
+  private async checkSandboxes(): Promise<void> {
+    const { deps } = this;
+    const now = deps.now();
+    const sweep = this.sweptAt === null || now - this.sweptAt >= deps.config.supervisorSweepMs;
+    if (!sweep && this.unhealthySince.size === 0) return;
+    if (sweep) this.sweptAt = now;
+    const rows = (await deps.repos.sandboxes.listByStatus(["RUNNING", "PAUSED"])).filter(
+      (r) => r.runtime === deps.runtime.kind && (sweep || this.unhealthySince.has(r.id)),
+    );
+    // A suspect that is no longer RUNNING (paused, deleted, ERROR) is no longer one.
+    const listed = new Set(rows.map((r) => r.id));
+    for (const id of this.unhealthySince.keys())
+      if (!listed.has(id)) this.unhealthySince.delete(id);
+    await Promise.all(rows.map((row) => this.check(row)));
   }
 
   /**

@@ -1,7 +1,8 @@
-import Dockerode from "dockerode";
+import type Dockerode from "dockerode";
 import type { RuntimeLogger } from "../types";
 import { type DockerHostConfig, describeDockerHost } from "./docker-hosts";
 import { DockerRuntime } from "./docker-runtime";
+import { createDockerClient } from "./dockerode";
 import { type HostHealth, type HostProbeOptions, nextHealth, pingDaemon } from "./host-health";
 import { MANAGED_LABEL, SANDBOX_ID_LABEL } from "./labels";
 import type { DockerRuntimeOptions } from "./options";
@@ -45,7 +46,7 @@ export class DockerHost {
       publishAddress: config.publishAddress,
       logger: withHost(runtimeOptions.logger, config.name),
     });
-    this.docker = new Dockerode(config.connection);
+    this.docker = createDockerClient(config.connection);
   }
 
   get isUp(): boolean {

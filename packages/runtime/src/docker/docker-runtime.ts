@@ -1,5 +1,5 @@
 import { EventEmitter } from "node:events";
-import Dockerode from "dockerode";
+import type Dockerode from "dockerode";
 import { errorMessage } from "../error-message";
 import { probeHealth, waitForHealth } from "../health";
 import { silentLogger } from "../logger";
@@ -8,6 +8,7 @@ import { buildContainerConfig, type ContainerDefaults } from "./container-config
 import { readContainerLogTail } from "./container-logs";
 import { describeExit, observeContainer } from "./container-state";
 import { describeDockerError, dockerStatusCode, isNotFound } from "./docker-errors";
+import { createDockerClient } from "./dockerode";
 import { HostSetup } from "./host-setup";
 import { assertValidSandboxId, containerNameFor, MANAGED_LABEL, SANDBOX_ID_LABEL } from "./labels";
 import {
@@ -62,7 +63,7 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
 
   constructor(options: DockerRuntimeOptions = {}) {
     super();
-    this.docker = new Dockerode(options.docker ?? DEFAULT_DOCKER_OPTIONS);
+    this.docker = createDockerClient(options.docker ?? DEFAULT_DOCKER_OPTIONS);
     const instance = options.instance ?? "default";
     this.defaults = {
       image: options.image ?? DEFAULT_SANDBOX_IMAGE,

@@ -1,5 +1,5 @@
-import Dockerode from "dockerode";
 import { type DockerConnection, dockerConnectionFromHost } from "./docker-connection";
+import { createDockerClient } from "./dockerode";
 
 export interface DockerAvailabilityOptions {
   /** The endpoint, from `dockerConnectionFromHost(DOCKER_HOST, ...)`; default the local socket. */
@@ -11,7 +11,7 @@ export interface DockerAvailabilityOptions {
 /** Whether a daemon answers a ping soon: the `auto` runtime choice must not hang on a dead socket. */
 export async function isDockerAvailable(options: DockerAvailabilityOptions = {}): Promise<boolean> {
   const timeoutMs = options.timeoutMs ?? 1500;
-  const docker = new Dockerode({
+  const docker = createDockerClient({
     ...(options.docker ?? dockerConnectionFromHost(undefined)),
     timeout: timeoutMs,
   });

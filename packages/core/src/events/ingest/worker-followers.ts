@@ -26,9 +26,15 @@ interface Followed {
  * connection (see ./serve.ts): the main thread, which serves requests, only names what to follow
  * and applies one short notice per stored burst. Should the worker fail to start, or die, this
  * thread follows every conversation itself (logged): events are never left unfollowed.
+ *
+ * The worker is started by the first conversation followed, not with the control plane: a thread
+ * with its own V8 heap, bundle and store connection costs about 30 MiB, which a control plane with
+ * nothing to follow need not carry. What is named while it starts is sent to it once it is ready.
  */
 export class WorkerFollowers implements FollowerHost {
   private worker: Worker | null = null;
+  /** Resolves once the worker being started is ready (or failed); null when none starts. */
+  private starting: Promise<void> | null = null;
   private fallback: InProcessFollowers | null = null;
   /** By follow id: an `ended` about an earlier following of a conversation never ends a later one. */
   private readonly followed = new Map<number, Followed>();
@@ -40,12 +46,14 @@ export class WorkerFollowers implements FollowerHost {
     private readonly spawn: () => Worker,
   ) {}
 
+  /** "worker" while the worker runs, starts, or is yet to be started; "main" once it failed. */
   get where(): "main" | "worker" {
-    return this.worker ? "worker" : "main";
+    return this.fallback ? "main" : "worker";
   }
 
-  /** Starts the worker and waits until its store is open (or follows on this thread). */
-  async start(): Promise<void> {
+  /** Starts the worker, unless it runs or starts already, or this thread follows instead. */
+  private startWorker(): void {
+    if (this.worker || this.starting || this.fallback || this.closing) return;
     let worker: Worker;
     try {
       worker = this.spawn();
@@ -53,6 +61,13 @@ export class WorkerFollowers implements FollowerHost {
       this.fallBack(`the ingest worker did not start: ${errorMessage(error)}`);
       return;
     }
+    this.starting = this.awaitReady(worker).finally(() => {
+      this.starting = null;
+    });
+  }
+
+  /** Waits until the worker's store is open; else ends it and follows on this thread. */
+  private async awaitReady(worker: Worker): Promise<void> {
     const started = new Promise<string | null>((resolve) => {
       worker.on("message", (message: FromWorker) => {
         if (message.type === "ready") resolve(null);
@@ -73,6 +88,9 @@ export class WorkerFollowers implements FollowerHost {
     }
     this.worker = worker;
     this.deps.log.info({}, "events are followed and stored on the ingest worker's thread");
+    for (const { followId, conversationId, sandboxId, local } of this.followed.values()) {
+      if (!local) this.post({ type: "follow", followId, conversationId, sandboxId });
+    }
     worker.once("exit", (code) => {
       if (this.worker !== worker) return;
       this.worker = null;
@@ -88,7 +106,8 @@ export class WorkerFollowers implements FollowerHost {
     const entry: Followed = { followId, conversationId, sandboxId, onEnd, local: null };
     this.followed.set(followId, entry);
     if (this.fallback) entry.local = this.followHere(entry);
-    else this.post({ type: "follow", followId, conversationId, sandboxId });
+    else if (this.worker) this.post({ type: "follow", followId, conversationId, sandboxId });
+    else this.startWorker();
     return {
       sandboxId,
       stop: () => {
@@ -101,6 +120,7 @@ export class WorkerFollowers implements FollowerHost {
 
   async close(): Promise<void> {
     this.closing = true;
+    await this.starting;
     const worker = this.worker;
     if (worker) {
       const exited = once(worker, "exit");
