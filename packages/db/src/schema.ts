@@ -135,12 +135,17 @@ export const conversationStartTasks = sqliteTable(
     agentServerUrl: text("agent_server_url"),
     /** The create request as accepted (defaults filled). */
     request: text("request", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    /** The replica running the create: an unfinished task of a dead replica is reconciled. */
+    replicaId: text("replica_id"),
+    /** The create's `Idempotency-Key` record, completed or released with the task. */
+    idempotencyRecordId: text("idempotency_record_id"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
     index("conversation_start_tasks_owner_created_idx").on(t.ownerId, t.createdAt, t.id),
     index("conversation_start_tasks_owner_updated_idx").on(t.ownerId, t.updatedAt, t.id),
+    index("conversation_start_tasks_status_idx").on(t.status),
   ],
 );
 

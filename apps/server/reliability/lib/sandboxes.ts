@@ -1,6 +1,12 @@
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import path from "node:path";
-import { type ConversationRow, createDb, type SandboxRow, schema } from "@sandbox-server/db";
+import {
+  type ConversationRow,
+  createDb,
+  type SandboxRow,
+  type StartTaskRow,
+  schema,
+} from "@sandbox-server/db";
 import { findSandboxProcesses, ProcessRuntime } from "@sandbox-server/runtime";
 
 const sandboxesDir = (dataDir: string) => path.join(dataDir, "sandboxes");
@@ -188,12 +194,14 @@ function decodeAddress(hex: string): string {
 export function readRecords(dataDir: string): {
   sandboxes: SandboxRow[];
   conversations: ConversationRow[];
+  startTasks: StartTaskRow[];
 } {
   const handle = createDb(path.join(dataDir, "sandbox-server.db"));
   try {
     return {
       sandboxes: handle.db.select().from(schema.sandboxes).all(),
       conversations: handle.db.select().from(schema.conversations).all(),
+      startTasks: handle.db.select().from(schema.conversationStartTasks).all(),
     };
   } finally {
     handle.close();

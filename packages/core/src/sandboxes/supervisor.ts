@@ -1,5 +1,6 @@
 import type { SandboxRow } from "@sandbox-server/db";
 import type { RuntimeSandbox } from "@sandbox-server/runtime";
+import { reconcileStartTasks } from "../conversations/service/reconcile-start-tasks";
 import type { CoreDeps } from "../deps";
 import { removeSandbox } from "./service/delete-sandbox";
 import { pauseRunning } from "./service/pause-sandbox";
@@ -30,13 +31,17 @@ const IN_FLIGHT = new Set(["STARTING", "STOPPING"]);
 export class SandboxSupervisor {
   private timer: NodeJS.Timeout | null = null;
   private ticking = false;
+  private settling: Promise<void> | null = null;
   /** When each RUNNING sandbox first failed its health check in the current streak. */
   private readonly unhealthySince = new Map<string, number>();
 
   constructor(private readonly deps: CoreDeps) {}
 
   async start(): Promise<void> {
+    const startedAt = this.deps.now();
     await this.reconcile();
+    // In the background: a rollback waits for the relaunch of the sandbox it removes.
+    void this.settleInterruptedCreates(startedAt);
     this.deps.runtime.on?.("exit", this.onExit);
     this.deps.runtime.on?.("recovered", this.onRecovered);
     this.timer = setInterval(() => void this.tick(), this.deps.config.supervisorIntervalMs);
@@ -132,6 +137,27 @@ export class SandboxSupervisor {
       .catch((error: unknown) => {
         deps.log.error({ sandboxId: row.id, reason: errorMessage(error) }, "reconcile failed");
       });
+  }
+
+  /**
+   * Conversation creates cut short by a control plane that died: each is completed or rolled
+   * back (see reconcileStartTasks). At start; over a shared store also on every pass, since a
+   * replica can die at any time.
+   */
+  private settleInterruptedCreates(startedAt: number): Promise<void> {
+    this.settling ??= reconcileStartTasks(this.deps, startedAt)
+      .catch((error: unknown) => {
+        this.deps.log.error({ reason: errorMessage(error) }, "start task reconcile failed");
+      })
+      .finally(() => {
+        this.settling = null;
+      });
+    return this.settling;
+  }
+
+  /** Resolves once a settling of interrupted creates under way has finished. */
+  async createsSettled(): Promise<void> {
+    await this.settling;
   }
 
   /** Shared store: STARTING and STOPPING rows whose replica died are finished here. */
@@ -245,7 +271,10 @@ export class SandboxSupervisor {
         (r) => r.runtime === this.deps.runtime.kind,
       );
       await Promise.all(rows.map((row) => this.check(row)));
-      if (this.deps.sharedStore) await this.recoverAbandoned();
+      if (this.deps.sharedStore) {
+        await this.recoverAbandoned();
+        void this.settleInterruptedCreates(this.deps.now());
+      }
       await this.pauseIdle();
       // At start the pool is refilled (or emptied of leftovers) whatever its size.
       if (this.deps.config.warmPoolSize > 0) await this.refillPool();

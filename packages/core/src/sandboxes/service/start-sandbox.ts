@@ -35,6 +35,12 @@ export async function assertCapacity(
 }
 
 /**
+ * Written in the transaction that makes a sandbox the caller's (a new row, or a warm-pool claim):
+ * whatever must never be without it (a conversation's start task names the sandbox it started).
+ */
+export type SandboxLink = (tx: Repositories, sandboxId: string) => Promise<void>;
+
+/**
  * A RUNNING sandbox from the warm pool when it has one for this request, else a new one: recorded
  * STARTING and launched, RUNNING once its agent server answers. At the running limit a pool
  * sandbox makes room before the create is refused.
@@ -43,15 +49,16 @@ export async function startSandbox(
   deps: CoreDeps,
   ownerId: string,
   input: StartSandboxInput,
+  link?: SandboxLink,
 ): Promise<{ row: SandboxRow; ready: Promise<SandboxRow | undefined> }> {
   const spec = await resolveSpec(deps, input.sandbox_spec_id);
-  const claimed = await claimWarmSandbox(deps, ownerId, spec, input);
+  const claimed = await claimWarmSandbox(deps, ownerId, spec, input, link);
   if (claimed) {
     refillWarmPoolSoon(deps);
     return { row: claimed, ready: Promise.resolve(claimed) };
   }
   await evictWarmSandboxAtLimit(deps);
-  return createSandbox(deps, ownerId, spec, input);
+  return createSandbox(deps, ownerId, spec, input, 0, link);
 }
 
 /** Records a STARTING sandbox and launches it; RUNNING follows once its agent server answers. */
@@ -61,11 +68,12 @@ export async function createSandbox(
   spec: SandboxSpecRow,
   input: Pick<StartSandboxInput, "labels" | "env">,
   keepFree = 0,
+  link?: SandboxLink,
 ): Promise<{ row: SandboxRow; ready: Promise<SandboxRow | undefined> }> {
   const now = deps.now();
   const row = await deps.transaction(async (tx) => {
     await assertCapacity(deps, tx, keepFree);
-    return tx.sandboxes.insert({
+    const inserted = await tx.sandboxes.insert({
       id: newId("sb"),
       ownerId,
       specId: spec.id,
@@ -80,6 +88,8 @@ export async function createSandbox(
       createdAt: now,
       updatedAt: now,
     });
+    await link?.(tx, inserted.id);
+    return inserted;
   });
   await registerLaunch(deps, row, spec);
   deps.log.info({ sandboxId: row.id, specId: spec.id }, "sandbox starting");

@@ -1,6 +1,7 @@
 import type { SandboxRow, SandboxSpecRow } from "@sandbox-server/db";
 import type { CoreDeps } from "../../deps";
 import type { StartSandboxInput } from "../contracts";
+import type { SandboxLink } from "../service/start-sandbox";
 import { errorMessage, updateSandbox } from "../service/status";
 import { isPoolMember, newSessionKey, POOL_OWNER_ID, poolState } from "./pool-state";
 
@@ -17,6 +18,7 @@ export async function claimWarmSandbox(
   ownerId: string,
   spec: SandboxSpecRow,
   input: StartSandboxInput,
+  link?: SandboxLink,
 ): Promise<SandboxRow | undefined> {
   if (deps.config.warmPoolSize <= 0) return undefined;
   if (input.env && Object.keys(input.env).length > 0) return undefined;
@@ -28,7 +30,7 @@ export async function claimWarmSandbox(
     if (taken.has(member.id)) continue;
     taken.add(member.id);
     try {
-      const claimed = await handOver(deps, member.id, ownerId, input.labels ?? {});
+      const claimed = await handOver(deps, member.id, ownerId, input.labels ?? {}, link);
       if (claimed) return claimed;
     } finally {
       taken.delete(member.id);
@@ -49,6 +51,7 @@ async function handOver(
   id: string,
   ownerId: string,
   labels: Record<string, string>,
+  link: SandboxLink | undefined,
 ): Promise<SandboxRow | undefined> {
   return deps.locks.run(id, async () => {
     const member = await deps.repos.sandboxes.get(id);
@@ -73,15 +76,17 @@ async function handOver(
       return;
     }
     const now = deps.now();
-    const claimed = await deps.transaction((tx) =>
-      tx.sandboxes.claim(id, POOL_OWNER_ID, {
+    const claimed = await deps.transaction(async (tx) => {
+      const row = await tx.sandboxes.claim(id, POOL_OWNER_ID, {
         ownerId,
         sessionApiKey,
         labels,
         createdAt: now,
         updatedAt: now,
-      }),
-    );
+      });
+      if (row) await link?.(tx, id);
+      return row;
+    });
     if (!claimed) return;
     deps.log.info({ sandboxId: id, specId: claimed.specId }, "warm sandbox claimed");
     // For its new owner the sandbox appears RUNNING (their webhooks, waiters, followers).
