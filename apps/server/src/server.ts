@@ -12,6 +12,7 @@ import { answerClientErrors } from "./http/client-errors";
 import { type HttpTimeouts, httpServerOptions } from "./http/server-options";
 import { createServerMetrics } from "./metrics/registry";
 import { openStore } from "./open-store";
+import { assertSoleProcessReplica } from "./single-replica";
 
 export interface StartServerOptions {
   dataDir: string;
@@ -107,6 +108,16 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     metricsToken: options.metricsToken,
   });
   await core.start();
+  if (store.shared && runtime.kind === "process") {
+    try {
+      await assertSoleProcessReplica(core, store);
+    } catch (error) {
+      await core.stop().catch(() => undefined);
+      await runtime.close().catch(() => undefined);
+      await store.close().catch(() => undefined);
+      throw error;
+    }
+  }
   const server = createServer(httpServerOptions(options.httpTimeouts), app);
   answerClientErrors(server);
   await new Promise<void>((resolve, reject) => {

@@ -279,3 +279,14 @@ export const leases = sqliteTable("leases", {
   acquiredAt: integer("acquired_at").notNull(),
   expiresAt: integer("expires_at").notNull(),
 });
+
+/**
+ * The secrets key the database was first opened with, as a check value (an HMAC of a constant
+ * under the key, never the key): a later start with another key is refused, however few secrets
+ * are stored yet. One row, written by the first start (insert-if-absent).
+ */
+export const secretsKeyCheck = sqliteTable("secrets_key_check", {
+  id: text("id").primaryKey(),
+  checkValue: text("check_value").notNull(),
+  createdAt: createdAt(),
+});

@@ -150,4 +150,27 @@ describe.runIf(enabled)("a PostgreSQL store whose server goes away", () => {
     const again = await open(url, key);
     expect((await again.sandboxes.get("sb_sealed"))?.sessionApiKey).toBe("key-sb_sealed");
   });
+
+  it("records the first key's check value and refuses any other key, even with nothing stored", async () => {
+    const { url, query } = await freshDatabase("keycheck");
+    const key = randomBytes(32);
+    await open(url, key);
+    const [row] = await query("SELECT check_value FROM secrets_key_check");
+    expect(String(row?.check_value)).toMatch(/^[0-9a-f]{64}$/);
+    expect(String(row?.check_value)).not.toContain(key.toString("hex"));
+    await expect(open(url, randomBytes(32))).rejects.toThrow(
+      /first opened with another secrets key/,
+    );
+    await open(url, key);
+  });
+
+  it("lets exactly one of two keys win when two replicas open a fresh database at once", async () => {
+    const { url } = await freshDatabase("keyrace");
+    const opened = await Promise.allSettled([open(url), open(url), open(url)]);
+    const won = opened.filter((o) => o.status === "fulfilled");
+    expect(won).toHaveLength(1);
+    for (const lost of opened.filter((o) => o.status === "rejected")) {
+      expect(lost.reason).toBeInstanceOf(SecretsKeyMismatchError);
+    }
+  });
 });

@@ -244,3 +244,9 @@ export const leases = pgTable("leases", {
   acquiredAt: millis("acquired_at").notNull(),
   expiresAt: millis("expires_at").notNull(),
 });
+
+export const secretsKeyCheck = pgTable("secrets_key_check", {
+  id: text("id").primaryKey(),
+  checkValue: text("check_value").notNull(),
+  createdAt: createdAt(),
+});
