@@ -106,6 +106,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     isReady: () => ready,
     metrics,
     metricsToken: options.metricsToken,
+    ...(options.httpTimeouts ? { timeouts: options.httpTimeouts } : {}),
   });
   await core.start();
   if (store.shared && runtime.kind === "process") {
@@ -118,7 +119,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       throw error;
     }
   }
-  const server = createServer(httpServerOptions(options.httpTimeouts), app);
+  const server = createServer(httpServerOptions(options.httpTimeouts), app.listener);
   answerClientErrors(server);
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
@@ -153,6 +154,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
           server.close(() => resolve());
           server.closeIdleConnections();
         });
+        app.close();
         await core.stop();
         await runtime.close();
         await store.close();
