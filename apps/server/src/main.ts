@@ -38,12 +38,13 @@ const eventWorkerScript = new URL("./event-worker.js", import.meta.url);
 
 async function main() {
   const dataDir = prepareDataDir(env.DATA_DIR);
+  const notices: string[] = [];
   const starting = startServer({
     dataDir,
     // After the store opened: replicas on one database share their Docker instance id.
     runtime: async (store) => {
       if (env.DATABASE_URL) await adoptSharedInstanceId(store, dataDir, log);
-      return selectRuntime(env, log);
+      return selectRuntime(env, log, (line) => notices.push(line));
     },
     log,
     port: env.PORT,
@@ -103,6 +104,7 @@ async function main() {
       runtime: running.runtime,
       dataDir,
       adminKeyFromEnv: env.ADMIN_API_KEY !== undefined,
+      notices,
     }),
   );
 }
