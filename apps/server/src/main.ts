@@ -73,6 +73,7 @@ async function main() {
       webhookBackoffMaxMs: env.WEBHOOK_BACKOFF_MAX_MS,
       webhookConcurrency: env.WEBHOOK_CONCURRENCY,
       webhookConcurrencyPerUser: env.WEBHOOK_CONCURRENCY_PER_USER,
+      maxWebhooksPerUser: env.MAX_WEBHOOKS_PER_USER,
       followerReconnectBaseMs: env.FOLLOWER_RECONNECT_BASE_MS,
       followerReconnectMaxMs: env.FOLLOWER_RECONNECT_MAX_MS,
       storedEventMaxBytes: env.STORED_EVENT_MAX_BYTES,

@@ -41,6 +41,7 @@ export const defaultConfig: CoreConfig = {
   webhookConcurrency: 32,
   webhookConcurrencyPerUser: 4,
   webhookAllowPrivateNetworks: false,
+  maxWebhooksPerUser: 100,
   webhookDeniedTargets: [],
   followerReconnectBaseMs: 500,
   followerReconnectMaxMs: 30_000,

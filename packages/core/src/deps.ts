@@ -47,6 +47,8 @@ export interface CoreConfig {
   webhookConcurrencyPerUser: number;
   /** Let webhooks reach loopback, private and CGNAT addresses (local development only). */
   webhookAllowPrivateNetworks: boolean;
+  /** Webhooks one user may register; beyond it 409 `WEBHOOK_LIMIT_REACHED`. */
+  maxWebhooksPerUser: number;
   /** Never a webhook destination, whatever else allows: the control plane's own listening address. */
   webhookDeniedTargets: WebhookTarget[];
   /** Resolves a webhook's host name to addresses; the system resolver when absent (tests inject one). */
