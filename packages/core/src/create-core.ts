@@ -19,6 +19,7 @@ import { ForwardGate } from "./sandboxes/forward-gate";
 import { SandboxSupervisor } from "./sandboxes/supervisor";
 import { ensurePoolOwner } from "./sandboxes/warm-pool/pool-state";
 import { createApiKeyCache } from "./users/api-keys";
+import { listenForForgottenKeys } from "./users/key-notices";
 import { DeliveryWorker } from "./webhooks/delivery-worker";
 import { watchSandboxLifecycle } from "./webhooks/lifecycle";
 
@@ -119,6 +120,7 @@ export function createCore(options: CreateCoreOptions): Core {
     ),
     replicaId,
     sharedStore: shared,
+    ...(store.notices ? { notices: store.notices } : {}),
     events: createEvents(),
     forwards: new ForwardGate(),
     activity: new Map(),
@@ -136,6 +138,7 @@ export function createCore(options: CreateCoreOptions): Core {
   );
   const webhookWorker = new DeliveryWorker(deps);
   let unwatchLifecycle: (() => void) | null = null;
+  let stopKeyNotices: (() => Promise<void>) | null = null;
   // The background duties: exactly one replica runs them (the duties lease holder).
   let leading = false;
   const duties = {
@@ -177,6 +180,7 @@ export function createCore(options: CreateCoreOptions): Core {
       }
       // Before reconciling, so that the status moves it makes reach webhooks and followers too.
       unwatchLifecycle = watchSandboxLifecycle(deps);
+      stopKeyNotices = await listenForForgottenKeys(deps);
       if (config.warmPoolSize > 0) await ensurePoolOwner(deps);
       if (lease) {
         options.log.info(
@@ -192,6 +196,7 @@ export function createCore(options: CreateCoreOptions): Core {
       if (lease) await lease.stop();
       else await duties.stop();
       unwatchLifecycle?.();
+      await stopKeyNotices?.();
       await deps.agents.close();
     },
   };

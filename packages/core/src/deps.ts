@@ -1,5 +1,11 @@
 import { EventEmitter } from "node:events";
-import type { ConversationRow, Repositories, SandboxRow, User } from "@sandbox-server/db";
+import type {
+  ConversationRow,
+  Repositories,
+  SandboxRow,
+  StoreNotices,
+  User,
+} from "@sandbox-server/db";
 import type { SandboxRuntime } from "@sandbox-server/runtime";
 import type { AgentServerClient } from "./agent-client";
 import type { Logger } from "./logger";
@@ -112,6 +118,8 @@ export interface CoreDeps {
   replicaId: string;
   /** Whether other replicas may use the store at once (`Store.shared`). */
   sharedStore: boolean;
+  /** Notices between replicas (`Store.notices`): revoked keys are dropped everywhere at once. */
+  notices?: StoreNotices;
   events: EventEmitter<CoreEventMap>;
   /** Orders send-message forwards with pause/delete per sandbox (memory only, see ForwardGate). */
   forwards: ForwardGate;

@@ -173,4 +173,34 @@ describe.runIf(enabled)("a PostgreSQL store whose server goes away", () => {
       expect(lost.reason).toBeInstanceOf(SecretsKeyMismatchError);
     }
   });
+
+  it("carries notices between stores, and reports a gap when the listening connection is lost", async () => {
+    const { url, query } = await freshDatabase("notices");
+    const key = randomBytes(32);
+    const [a, b] = [await open(url, key), await open(url, key)];
+    const heard: string[] = [];
+    let gaps = 0;
+    const stop = await b.notices?.listen(
+      "test_channel",
+      (payload) => heard.push(payload),
+      () => {
+        gaps++;
+      },
+    );
+    await a.notices?.publish("test_channel", "one");
+    await a.notices?.publish("other_channel", "not this one");
+    await expect.poll(() => heard).toEqual(["one"]);
+
+    await query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%' AND pid <> pg_backend_pid()",
+    );
+    // Lost, then listening again: two gaps (what was sent in between is not heard).
+    await expect.poll(() => gaps, { timeout: 10_000 }).toBe(2);
+    await a.notices?.publish("test_channel", "two");
+    await expect.poll(() => heard).toEqual(["one", "two"]);
+    await stop?.();
+    await a.notices?.publish("test_channel", "three");
+    await a.users.count();
+    expect(heard).toEqual(["one", "two"]);
+  });
 });
