@@ -104,6 +104,12 @@ function userCreate(auth: string): { head: string; body: string } {
   };
 }
 const ADMIN_AUTH = `Authorization: Bearer ${ADMIN_KEY}\r\n`;
+
+/** The same create over tRPC (`POST /trpc/users.create`, the input as the body). */
+function trpcUserCreate(auth: string): { head: string; body: string } {
+  const rest = userCreate(auth);
+  return { ...rest, head: rest.head.replace("POST /api/v1/users ", "POST /trpc/users.create ") };
+}
 const dripCreate = (auth: string, stallAfter?: number) => {
   const { head, body } = userCreate(auth);
   return drip(head, body, stallAfter);
@@ -132,6 +138,21 @@ describe("a request without valid credentials", () => {
     const exchange = drip(`${head}${body}`, "");
     expect(await exchange.status).toBe(401);
     expect(await exchange.closed).toMatch(/"code":"UNAUTHORIZED"/);
+  });
+
+  it("over tRPC too: 401 in tRPC's shape on the headers, while the body still drips", async () => {
+    const valid = trpcUserCreate(ADMIN_AUTH);
+    const accepted = drip(valid.head, valid.body);
+    const stranger = trpcUserCreate("");
+    const exchange = drip(stranger.head, stranger.body);
+    expect(await exchange.status).toBe(401);
+    const response = await exchange.closed;
+    expect(response).toMatch(/"httpStatus":401/);
+    expect(response).toMatch(/connection: close/i);
+    expect(exchange.bodySent()).toBe(false);
+    expect(await accepted.status).toBe(200);
+    expect(accepted.bodySent()).toBe(true);
+    accepted.socket.destroy();
   });
 });
 

@@ -136,7 +136,8 @@ function expressApp(
     swaggerUi.setup(openApiDocument, { customSiteTitle: "Sandbox Server API" }),
   );
 
-  app.use("/trpc", trpcHandler({ core, log, bodyLimitBytes }));
+  const refusedBodyLingerMs = { ...DEFAULT_HTTP_TIMEOUTS, ...options.timeouts }.refusedBodyLingerMs;
+  app.use("/trpc", trpcHandler({ core, log, bodyLimitBytes, refusedBodyLingerMs }));
   app.use(API_PREFIX, rest);
 
   app.use((_req, res) => {

@@ -6,19 +6,13 @@ import type { HttpRequest, HttpResponse } from "./http-types";
 const LINGER_BYTES = 1024 * 1024;
 
 /**
- * Answers a request before its body is read (its headers alone decide: no valid credentials),
- * and closes the connection. The rest of the body is read and dropped for at most `lingerMs`
- * (and LINGER_BYTES), so that a client still sending reads the answer rather than a reset; a
- * client slower than that — one byte a second — is cut off then, not when it is done.
+ * For an answer given before the request's body was read (its headers alone decided: no valid
+ * credentials): the connection closes after it. The rest of the body is read and dropped for at
+ * most `lingerMs` (and LINGER_BYTES), so that a client still sending reads the answer rather than
+ * a reset; a client slower than that — one byte a second — is cut off then, not when it is done.
  */
-export function answerBeforeBody(
-  req: HttpRequest,
-  res: HttpResponse,
-  code: ErrorCode,
-  lingerMs: number,
-): void {
+export function closeAfterAnswer(req: HttpRequest, res: HttpResponse, lingerMs: number): void {
   res.setHeader("connection", "close");
-  sendErrorCode(res, code);
   if (req.complete || req.destroyed) return;
   let left = LINGER_BYTES;
   const cut = () => req.socket.destroy();
@@ -31,4 +25,15 @@ export function answerBeforeBody(
   req.once("end", () => clearTimeout(timer));
   req.once("close", () => clearTimeout(timer));
   req.resume();
+}
+
+/** Answers `code` before the body is read, then closes (see `closeAfterAnswer`). */
+export function answerBeforeBody(
+  req: HttpRequest,
+  res: HttpResponse,
+  code: ErrorCode,
+  lingerMs: number,
+): void {
+  closeAfterAnswer(req, res, lingerMs);
+  sendErrorCode(res, code);
 }
