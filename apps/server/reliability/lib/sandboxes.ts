@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import path from "node:path";
 import {
   type ConversationRow,
@@ -213,6 +213,8 @@ export function readRecords(dataDir: string): {
  * shared by its sandboxes (no sandbox id starts with a dot).
  */
 export function sandboxDirs(dataDir: string): string[] {
+  // The runtime makes its root with the first sandbox: none yet, none there.
+  if (!existsSync(sandboxesDir(dataDir))) return [];
   return readdirSync(sandboxesDir(dataDir), { withFileTypes: true })
     .filter((d) => d.isDirectory() && !d.name.startsWith("."))
     .map((d) => d.name);

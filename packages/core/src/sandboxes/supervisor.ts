@@ -38,10 +38,10 @@ export class SandboxSupervisor {
   constructor(private readonly deps: CoreDeps) {}
 
   async start(): Promise<void> {
-    const startedAt = this.deps.now();
+    // Creates cut short come first: a sandbox that is rolled back is removed, not relaunched, and
+    // the reconcile then finds records and runtime agreeing.
+    await this.settleInterruptedCreates(this.deps.now());
     await this.reconcile();
-    // In the background: a rollback waits for the relaunch of the sandbox it removes.
-    void this.settleInterruptedCreates(startedAt);
     this.deps.runtime.on?.("exit", this.onExit);
     this.deps.runtime.on?.("recovered", this.onRecovered);
     this.timer = setInterval(() => void this.tick(), this.deps.config.supervisorIntervalMs);
