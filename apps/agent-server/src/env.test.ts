@@ -25,6 +25,7 @@ describe("parseConfig", () => {
         HEADERS_TIMEOUT_MS: "9",
         REQUEST_TIMEOUT_MS: "1000",
         KEEP_ALIVE_TIMEOUT_MS: "200",
+        BODY_IDLE_TIMEOUT_MS: "300",
         JSON_BODY_LIMIT_BYTES: "2048",
       },
       "/",
@@ -34,6 +35,7 @@ describe("parseConfig", () => {
       headersTimeoutMs: 500,
       requestTimeoutMs: 1000,
       keepAliveTimeoutMs: 200,
+      bodyIdleTimeoutMs: 300,
       jsonBodyLimitBytes: 2048,
       uploadLimitBytes: 1024,
     });

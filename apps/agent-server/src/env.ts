@@ -30,6 +30,8 @@ export interface HttpLimits {
   requestTimeoutMs: number;
   /** How long an idle keep-alive connection stays open (Node's `keepAliveTimeout`). */
   keepAliveTimeoutMs: number;
+  /** A request body of which no byte arrives for this long is answered 408 and cut. */
+  bodyIdleTimeoutMs: number;
   /** Largest JSON request body; more is 413. */
   jsonBodyLimitBytes: number;
   /** Largest uploaded file; more is 413. */
@@ -40,6 +42,7 @@ export const DEFAULT_LIMITS: HttpLimits = {
   headersTimeoutMs: 20_000,
   requestTimeoutMs: 300_000,
   keepAliveTimeoutMs: 5_000,
+  bodyIdleTimeoutMs: 10_000,
   // Messages may carry images as data URLs.
   jsonBodyLimitBytes: 25 * 1024 * 1024,
   uploadLimitBytes: 100 * 1024 * 1024,
@@ -58,6 +61,7 @@ const FLAGS = {
   "headers-timeout-ms": "HEADERS_TIMEOUT_MS",
   "request-timeout-ms": "REQUEST_TIMEOUT_MS",
   "keep-alive-timeout-ms": "KEEP_ALIVE_TIMEOUT_MS",
+  "body-idle-timeout-ms": "BODY_IDLE_TIMEOUT_MS",
   "json-body-limit-bytes": "JSON_BODY_LIMIT_BYTES",
   "upload-limit-bytes": "UPLOAD_LIMIT_BYTES",
 } as const;
@@ -94,6 +98,12 @@ export function parseConfig(
     keepAliveTimeoutMs: integer(
       "keep-alive-timeout-ms",
       DEFAULT_LIMITS.keepAliveTimeoutMs,
+      1,
+      HOUR_MS,
+    ),
+    bodyIdleTimeoutMs: integer(
+      "body-idle-timeout-ms",
+      DEFAULT_LIMITS.bodyIdleTimeoutMs,
       1,
       HOUR_MS,
     ),

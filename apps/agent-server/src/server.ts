@@ -12,6 +12,7 @@ import { createKeyChecker, SESSION_KEY_HEADER } from "./http/auth";
 import { answerClientErrors, trackResponse } from "./http/client-errors";
 import { applyCors } from "./http/cors";
 import { sendError } from "./http/errors";
+import { watchIdleBodies } from "./http/idle-bodies";
 import { logRequest } from "./http/request-log";
 import { discardRest, sendJson } from "./http/respond";
 import { readRotatedKey, rotateSessionKey } from "./http/session-keys";
@@ -91,6 +92,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
     });
     return loading;
   };
+  const idleBodies = watchIdleBodies(limits.bodyIdleTimeoutMs);
   const workload = () => api?.workload() ?? { conversations: 0, runningConversations: 0 };
 
   const server = http.createServer(
@@ -103,6 +105,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
     },
     (req, res) => {
       trackResponse(req.socket, res);
+      idleBodies.watch(req, res);
       logRequest(logger, req, res);
       if (applyCors(req, res)) {
         discardRest(req);
@@ -183,6 +186,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
     close() {
       closing ??= (async () => {
         state.ready = false;
+        idleBodies.stop();
         const loaded = await loading;
         await loaded?.close();
         await new Promise<void>((resolve) => {

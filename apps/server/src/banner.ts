@@ -8,6 +8,8 @@ export interface BannerInput {
   dataDir: string;
   /** Whether the admin key comes from ADMIN_API_KEY rather than the key file. */
   adminKeyFromEnv: boolean;
+  /** Lines about the configuration the operator should see (a Docker endpoint that is down). */
+  notices?: readonly string[];
 }
 
 const isolationText: Record<SandboxRuntime["isolation"], string> = {
@@ -41,6 +43,7 @@ export function startupBanner(input: BannerInput): string {
     ...(input.runtime.isolationDetail ? [`              ${input.runtime.isolationDetail}`] : []),
     `  Admin key:  ${adminKey}`,
     `  Data:       ${input.dataDir}`,
+    ...(input.notices ?? []).map((line) => `  NOTE: ${line}`),
   ];
   if (input.runtime.isolation === "none") {
     lines.push(

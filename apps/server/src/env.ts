@@ -85,6 +85,8 @@ const EnvSchema = z.object({
   WEBHOOK_BACKOFF_MAX_MS: optionalPositiveInt.default(15 * 60_000),
   WEBHOOK_CONCURRENCY: optionalPositiveInt.default(64),
   WEBHOOK_CONCURRENCY_PER_USER: optionalPositiveInt.default(16),
+  /** Webhooks one user may register (409 WEBHOOK_LIMIT_REACHED beyond). */
+  MAX_WEBHOOKS_PER_USER: optionalPositiveInt.default(100),
   FOLLOWER_RECONNECT_BASE_MS: optionalPositiveInt.default(500),
   FOLLOWER_RECONNECT_MAX_MS: optionalPositiveInt.default(30_000),
   /** Followed events larger than this are stored as a placeholder that says so. */

@@ -40,12 +40,16 @@ const eventWorkerScript = new URL("./event-worker.js", import.meta.url);
 
 async function main() {
   const dataDir = prepareDataDir(env.DATA_DIR);
+  const notices: string[] = [];
   const starting = startServer({
     dataDir,
     // After the store opened: replicas on one database share their Docker instance id.
     runtime: async (store) => {
       if (env.DATABASE_URL) await adoptSharedInstanceId(store, dataDir, log);
-      return selectRuntime(env, log, { operatorEgress: env.SANDBOX_EGRESS_ALLOW });
+      return selectRuntime(env, log, {
+        operatorEgress: env.SANDBOX_EGRESS_ALLOW,
+        notice: (line) => notices.push(line),
+      });
     },
     log,
     port: env.PORT,
@@ -75,6 +79,7 @@ async function main() {
       webhookBackoffMaxMs: env.WEBHOOK_BACKOFF_MAX_MS,
       webhookConcurrency: env.WEBHOOK_CONCURRENCY,
       webhookConcurrencyPerUser: env.WEBHOOK_CONCURRENCY_PER_USER,
+      maxWebhooksPerUser: env.MAX_WEBHOOKS_PER_USER,
       followerReconnectBaseMs: env.FOLLOWER_RECONNECT_BASE_MS,
       followerReconnectMaxMs: env.FOLLOWER_RECONNECT_MAX_MS,
       storedEventMaxBytes: env.STORED_EVENT_MAX_BYTES,
@@ -106,6 +111,7 @@ async function main() {
       runtime: running.runtime,
       dataDir,
       adminKeyFromEnv: env.ADMIN_API_KEY !== undefined,
+      notices,
     }),
   );
 }

@@ -26,18 +26,28 @@ import type { Env } from "./env";
 /** The operator's exceptions to the address ranges sandboxes are refused (SANDBOX_EGRESS_ALLOW). */
 export type OperatorEgress = NonNullable<ProcessRuntimeOptions["egress"]>["operator"];
 
+/** A plain start-up line for the operator (shown with the banner), beside the JSON log. */
+export type StartupNotice = (line: string) => void;
+
 export interface SelectRuntimeOptions {
   /** Default: no exceptions. */
   operatorEgress?: OperatorEgress;
+  /** Default: the lines are dropped. */
+  notice?: StartupNotice;
 }
 
-/** `auto`: Docker when a daemon answers, else processes. The choice is logged. */
+/**
+ * `auto`: Docker when a daemon answers, else processes. The choice is logged; a Docker endpoint
+ * set explicitly (DOCKER_HOST, an entry of DOCKER_HOSTS) that does not answer is also named in a
+ * plain start-up line, so that a typo is not silently a process runtime.
+ */
 export async function selectRuntime(
   env: Env,
   log: Logger,
   options: SelectRuntimeOptions = {},
 ): Promise<SandboxRuntime> {
-  if ((env.DOCKER_HOSTS ?? "").trim() !== "") return multiHostRuntime(env, log);
+  const notice = options.notice ?? (() => undefined);
+  if ((env.DOCKER_HOSTS ?? "").trim() !== "") return multiHostRuntime(env, log, notice);
   const docker = dockerConnection(env);
   let kind = env.SANDBOX_RUNTIME;
   if (kind === "auto") {
@@ -46,6 +56,12 @@ export async function selectRuntime(
       { runtime: kind },
       `runtime auto-selected: ${kind === "docker" ? "Docker daemon answered" : "no Docker daemon, using processes"}`,
     );
+    const explicit = (env.DOCKER_HOST ?? "").trim();
+    if (kind === "process" && explicit !== "") {
+      const line = `DOCKER_HOST=${explicit} does not answer: sandboxes run as processes; fix DOCKER_HOST, or set SANDBOX_RUNTIME=docker to refuse to start instead`;
+      log.warn({ dockerHost: describeDockerConnection(docker) }, line);
+      notice(line);
+    }
   }
   const runtimeLog = log.child({ component: "runtime" });
   if (
@@ -110,7 +126,11 @@ export async function selectRuntime(
  * DOCKER_HOSTS: sandboxes over several Docker daemons (see packages/runtime's MultiHostRuntime).
  * It means the docker runtime; DOCKER_HOST is then not used.
  */
-async function multiHostRuntime(env: Env, log: Logger): Promise<SandboxRuntime> {
+async function multiHostRuntime(
+  env: Env,
+  log: Logger,
+  notice: StartupNotice,
+): Promise<SandboxRuntime> {
   if (env.SANDBOX_RUNTIME === "process") {
     throw new ConfigError(
       "DOCKER_HOSTS is set but SANDBOX_RUNTIME=process; unset one of them (DOCKER_HOSTS needs the docker runtime)",
@@ -139,6 +159,10 @@ async function multiHostRuntime(env: Env, log: Logger): Promise<SandboxRuntime> 
   } catch (error) {
     await runtime.close().catch(() => undefined);
     throw new ConfigError(`Docker runtime cannot be prepared: ${errorMessage(error)}`);
+  }
+  // Hosts down at start are tolerated (their sandboxes are adopted once they answer), but named.
+  for (const host of runtime.hosts.filter((h) => !h.isUp)) {
+    notice(`DOCKER_HOSTS: ${host.downDetail()}; sandboxes go to the other hosts until it answers`);
   }
   return runtime;
 }

@@ -12,6 +12,7 @@ import { answerClientErrors } from "./http/client-errors";
 import { type HttpTimeouts, httpServerOptions } from "./http/server-options";
 import { createServerMetrics } from "./metrics/registry";
 import { openStore } from "./open-store";
+import { assertSoleProcessReplica } from "./single-replica";
 
 export interface StartServerOptions {
   dataDir: string;
@@ -105,9 +106,20 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     isReady: () => ready,
     metrics,
     metricsToken: options.metricsToken,
+    ...(options.httpTimeouts ? { timeouts: options.httpTimeouts } : {}),
   });
   await core.start();
-  const server = createServer(httpServerOptions(options.httpTimeouts), app);
+  if (store.shared && runtime.kind === "process") {
+    try {
+      await assertSoleProcessReplica(core, store);
+    } catch (error) {
+      await core.stop().catch(() => undefined);
+      await runtime.close().catch(() => undefined);
+      await store.close().catch(() => undefined);
+      throw error;
+    }
+  }
+  const server = createServer(httpServerOptions(options.httpTimeouts), app.listener);
   answerClientErrors(server);
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
@@ -142,6 +154,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
           server.close(() => resolve());
           server.closeIdleConnections();
         });
+        app.close();
         await core.stop();
         await runtime.close();
         await store.close();

@@ -1,5 +1,5 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -144,6 +144,45 @@ describe("start-up lines", () => {
     expect(second).toContain(`Admin key:  ${keyFile}`);
   });
 });
+
+describe("a Docker endpoint set explicitly that does not answer", () => {
+  const dead = () => `unix://${path.join(scratch, "nothing-here.sock")}`;
+
+  it("DOCKER_HOST under SANDBOX_RUNTIME=auto: processes, and a start-up line names it", async () => {
+    const unset = await startAndStop(baseEnv({ SANDBOX_RUNTIME: "auto", DOCKER_HOST: "" }));
+    expect(unset).not.toMatch(/NOTE:/);
+    const named = await startAndStop(baseEnv({ SANDBOX_RUNTIME: "auto", DOCKER_HOST: dead() }));
+    expect(named).toMatch(/Runtime: +process/);
+    expect(named).toContain(`NOTE: DOCKER_HOST=${dead()} does not answer`);
+  });
+
+  it("an entry of DOCKER_HOSTS: the others serve, and a start-up line names it", async () => {
+    const env = baseEnv({
+      SANDBOX_RUNTIME: "auto",
+      DOCKER_HOSTS: `live=unix:///var/run/docker.sock@127.0.0.1,gone=${dead()}@127.0.0.1`,
+    });
+    try {
+      const out = await startAndStop(env);
+      expect(out).toMatch(/Runtime: +docker/);
+      const notes = out.split("\n").filter((line) => line.includes("NOTE:"));
+      expect(notes).toHaveLength(1);
+      expect(notes[0]).toMatch(/DOCKER_HOSTS: Docker host gone .*nothing-here\.sock/);
+    } finally {
+      removeInstanceNetwork(env.DATA_DIR ?? "");
+    }
+  });
+});
+
+/** The Docker network a docker-runtime start made for its instance, if its stop left it. */
+function removeInstanceNetwork(dataDir: string): void {
+  const file = path.join(dataDir, "instance-id");
+  if (!existsSync(file)) return;
+  const network = `sandbox-server-${readFileSync(file, "utf8").trim()}`;
+  const found = execFileSync("docker", ["network", "ls", "-q", "--filter", `name=^${network}$`], {
+    encoding: "utf8",
+  }).trim();
+  if (found) execFileSync("docker", ["network", "rm", network]);
+}
 
 describe("stopping", () => {
   it("shuts down gracefully (exit 0) on a SIGTERM sent the moment the start-up lines appear", async () => {

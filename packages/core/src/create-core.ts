@@ -21,6 +21,7 @@ import { LifetimeSweeper } from "./sandboxes/lifetime/sweep";
 import { SandboxSupervisor } from "./sandboxes/supervisor";
 import { ensurePoolOwner } from "./sandboxes/warm-pool/pool-state";
 import { createApiKeyCache } from "./users/api-keys";
+import { listenForForgottenKeys } from "./users/key-notices";
 import { DeliveryWorker } from "./webhooks/delivery-worker";
 import { watchSandboxLifecycle } from "./webhooks/lifecycle";
 
@@ -53,6 +54,7 @@ export const defaultConfig: CoreConfig = {
   webhookConcurrency: 64,
   webhookConcurrencyPerUser: 16,
   webhookAllowPrivateNetworks: false,
+  maxWebhooksPerUser: 100,
   webhookDeniedTargets: [],
   followerReconnectBaseMs: 500,
   followerReconnectMaxMs: 30_000,
@@ -133,6 +135,7 @@ export function createCore(options: CreateCoreOptions): Core {
     ),
     replicaId,
     sharedStore: shared,
+    ...(store.notices ? { notices: store.notices } : {}),
     events: createEvents(),
     forwards: new ForwardGate(),
     activity: new Map(),
@@ -152,6 +155,7 @@ export function createCore(options: CreateCoreOptions): Core {
   const webhookWorker = new DeliveryWorker(deps);
   let unwatchLifecycle: (() => void) | null = null;
   let unwatchDenials: (() => void) | null = null;
+  let stopKeyNotices: (() => Promise<void>) | null = null;
   // The background duties: exactly one replica runs them (the duties lease holder).
   let leading = false;
   const duties = {
@@ -198,6 +202,7 @@ export function createCore(options: CreateCoreOptions): Core {
       unwatchLifecycle = watchSandboxLifecycle(deps);
       // On every replica: each one's runtime reports what its own enforcers refused.
       unwatchDenials = watchEgressDenials(deps);
+      stopKeyNotices = await listenForForgottenKeys(deps);
       if (config.warmPoolSize > 0) await ensurePoolOwner(deps);
       if (lease) {
         options.log.info(
@@ -214,6 +219,7 @@ export function createCore(options: CreateCoreOptions): Core {
       else await duties.stop();
       unwatchLifecycle?.();
       unwatchDenials?.();
+      await stopKeyNotices?.();
       await deps.agents.close();
     },
   };

@@ -1,5 +1,11 @@
 import { EventEmitter } from "node:events";
-import type { ConversationRow, Repositories, SandboxRow, User } from "@sandbox-server/db";
+import type {
+  ConversationRow,
+  Repositories,
+  SandboxRow,
+  StoreNotices,
+  User,
+} from "@sandbox-server/db";
 import type { OperatorEgressPolicy } from "@sandbox-server/egress";
 import type { SandboxRuntime } from "@sandbox-server/runtime";
 import type { AgentServerClient } from "./agent-client";
@@ -68,6 +74,8 @@ export interface CoreConfig {
   webhookConcurrencyPerUser: number;
   /** Let webhooks reach loopback, private and CGNAT addresses (local development only). */
   webhookAllowPrivateNetworks: boolean;
+  /** Webhooks one user may register; beyond it 409 `WEBHOOK_LIMIT_REACHED`. */
+  maxWebhooksPerUser: number;
   /** Never a webhook destination, whatever else allows: the control plane's own listening address. */
   webhookDeniedTargets: WebhookTarget[];
   /** Resolves a webhook's host name to addresses; the system resolver when absent (tests inject one). */
@@ -136,6 +144,8 @@ export interface CoreDeps {
   replicaId: string;
   /** Whether other replicas may use the store at once (`Store.shared`). */
   sharedStore: boolean;
+  /** Notices between replicas (`Store.notices`): revoked keys are dropped everywhere at once. */
+  notices?: StoreNotices;
   events: EventEmitter<CoreEventMap>;
   /** Orders send-message forwards with pause/delete per sandbox (memory only, see ForwardGate). */
   forwards: ForwardGate;

@@ -87,6 +87,7 @@ export const errorCodes = {
   },
   LAST_API_KEY: { status: 409, trpc: "CONFLICT", message: "The last API key cannot be revoked" },
   API_KEY_LIMIT_REACHED: { status: 409, trpc: "CONFLICT", message: "Too many API keys" },
+  WEBHOOK_LIMIT_REACHED: { status: 409, trpc: "CONFLICT", message: "Too many webhooks" },
   SPEC_NOT_SUPPORTED: {
     status: 422,
     trpc: "BAD_REQUEST",

@@ -171,12 +171,17 @@ export const conversationStartTasks = sqliteTable(
     agentServerUrl: text("agent_server_url"),
     /** The create request as accepted (defaults filled). */
     request: text("request", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    /** The replica running the create: an unfinished task of a dead replica is reconciled. */
+    replicaId: text("replica_id"),
+    /** The create's `Idempotency-Key` record, completed or released with the task. */
+    idempotencyRecordId: text("idempotency_record_id"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
     index("conversation_start_tasks_owner_created_idx").on(t.ownerId, t.createdAt, t.id),
     index("conversation_start_tasks_owner_updated_idx").on(t.ownerId, t.updatedAt, t.id),
+    index("conversation_start_tasks_status_idx").on(t.status),
   ],
 );
 
@@ -309,4 +314,15 @@ export const leases = sqliteTable("leases", {
   /** When it was taken by this holder (renewals keep it). */
   acquiredAt: integer("acquired_at").notNull(),
   expiresAt: integer("expires_at").notNull(),
+});
+
+/**
+ * The secrets key the database was first opened with, as a check value (an HMAC of a constant
+ * under the key, never the key): a later start with another key is refused, however few secrets
+ * are stored yet. One row, written by the first start (insert-if-absent).
+ */
+export const secretsKeyCheck = sqliteTable("secrets_key_check", {
+  id: text("id").primaryKey(),
+  checkValue: text("check_value").notNull(),
+  createdAt: createdAt(),
 });

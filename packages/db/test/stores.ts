@@ -34,7 +34,9 @@ export interface StoreAdapter {
   cleanup(): Promise<void>;
 }
 
-const box = (options: OpenOptions) => options.secretBox ?? createSecretBox(randomBytes(32));
+/** One key for every store a test opens: a database refuses a second key (its key check). */
+const testKey = randomBytes(32);
+const box = (options: OpenOptions) => options.secretBox ?? createSecretBox(testKey);
 
 function sqliteAdapter(): StoreAdapter {
   const dirs: string[] = [];

@@ -1,6 +1,12 @@
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import path from "node:path";
-import { type ConversationRow, createDb, type SandboxRow, schema } from "@sandbox-server/db";
+import {
+  type ConversationRow,
+  createDb,
+  type SandboxRow,
+  type StartTaskRow,
+  schema,
+} from "@sandbox-server/db";
 import { findSandboxProcesses, ProcessRuntime } from "@sandbox-server/runtime";
 
 const sandboxesDir = (dataDir: string) => path.join(dataDir, "sandboxes");
@@ -188,12 +194,14 @@ function decodeAddress(hex: string): string {
 export function readRecords(dataDir: string): {
   sandboxes: SandboxRow[];
   conversations: ConversationRow[];
+  startTasks: StartTaskRow[];
 } {
   const handle = createDb(path.join(dataDir, "sandbox-server.db"));
   try {
     return {
       sandboxes: handle.db.select().from(schema.sandboxes).all(),
       conversations: handle.db.select().from(schema.conversations).all(),
+      startTasks: handle.db.select().from(schema.conversationStartTasks).all(),
     };
   } finally {
     handle.close();
@@ -205,6 +213,8 @@ export function readRecords(dataDir: string): {
  * shared by its sandboxes (no sandbox id starts with a dot).
  */
 export function sandboxDirs(dataDir: string): string[] {
+  // The runtime makes its root with the first sandbox: none yet, none there.
+  if (!existsSync(sandboxesDir(dataDir))) return [];
   return readdirSync(sandboxesDir(dataDir), { withFileTypes: true })
     .filter((d) => d.isDirectory() && !d.name.startsWith("."))
     .map((d) => d.name);

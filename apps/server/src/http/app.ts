@@ -12,6 +12,8 @@ import type { HttpMiddleware, HttpRequest } from "./http-types";
 import { requestLog } from "./request-log";
 import { restHandler } from "./rest/rest-handler";
 import { restRouteTable } from "./rest/rest-routes";
+import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from "./server-options";
+import { StalledBodies } from "./stalled-bodies";
 import { trpcHandler } from "./trpc-handler";
 
 export interface AppOptions {
@@ -24,6 +26,15 @@ export interface AppOptions {
   /** Prometheus metrics: requests are timed and GET /metrics serves them. */
   metrics?: ServerMetrics;
   metricsToken?: string | undefined;
+  /** Body timeouts (see HttpTimeouts); defaults: DEFAULT_HTTP_TIMEOUTS. */
+  timeouts?: Partial<Pick<HttpTimeouts, "bodyIdleTimeoutMs" | "refusedBodyLingerMs">>;
+}
+
+/** The request listener, and what it keeps running besides requests. */
+export interface App {
+  listener: RequestListener;
+  /** Stops the sweep of stalled bodies. */
+  close(): void;
 }
 
 /**
@@ -34,21 +45,30 @@ export interface AppOptions {
  * the front does not take, such as a differently cased prefix, behave as they always did).
  * Express's router walk and response helpers were about a tenth of send-message's CPU.
  */
-export function createApp(options: AppOptions): RequestListener {
+export function createApp(options: AppOptions): App {
   const { core, log, bodyLimitBytes } = options;
+  const timeouts = { ...DEFAULT_HTTP_TIMEOUTS, ...options.timeouts };
   const routes = restRouteTable();
   const logRequest = requestLog(log);
   const timer = options.metrics ? httpMetrics(options.metrics, routes) : null;
   const guardBody = bodyGuards(bodyLimitBytes);
-  const rest = restHandler({ core, log, routes, bodyLimitBytes });
+  const stalled = new StalledBodies(timeouts.bodyIdleTimeoutMs);
+  const rest = restHandler({
+    core,
+    log,
+    routes,
+    bodyLimitBytes,
+    refusedBodyLingerMs: timeouts.refusedBodyLingerMs,
+  });
   const app = expressApp(options, rest.middleware, [
     logRequest,
     ...(timer ? [timer.middleware] : []),
     guardBody,
   ]);
   const prefix = `${API_PREFIX}/`;
-  return (message, res) => {
+  const listener: RequestListener = (message, res) => {
     const req = message as HttpRequest;
+    stalled.watch(req, res);
     const url = req.url ?? "/";
     if (url.startsWith(prefix)) {
       const query = url.indexOf("?");
@@ -68,6 +88,7 @@ export function createApp(options: AppOptions): RequestListener {
     }
     app(req, res);
   };
+  return { listener, close: () => stalled.close() };
 }
 
 const noop = () => undefined;
@@ -126,7 +147,8 @@ function expressApp(
     },
   );
 
-  app.use("/trpc", trpcHandler({ core, log, bodyLimitBytes }));
+  const refusedBodyLingerMs = { ...DEFAULT_HTTP_TIMEOUTS, ...options.timeouts }.refusedBodyLingerMs;
+  app.use("/trpc", trpcHandler({ core, log, bodyLimitBytes, refusedBodyLingerMs }));
   app.use(API_PREFIX, rest);
 
   app.use((_req, res) => {

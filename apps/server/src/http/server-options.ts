@@ -10,6 +10,10 @@ export interface HttpTimeouts {
   keepAliveTimeoutMs: number;
   /** How often Node checks the two request timeouts (their granularity). */
   checkIntervalMs: number;
+  /** A request body of which no byte arrives for this long is answered 408 and cut. */
+  bodyIdleTimeoutMs: number;
+  /** How long the body of a request refused on its headers alone (401) is still read. */
+  refusedBodyLingerMs: number;
 }
 
 export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = {
@@ -18,6 +22,8 @@ export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = {
   // Above the 60 s idle timeout of common load balancers, so they close first.
   keepAliveTimeoutMs: 65_000,
   checkIntervalMs: 1_000,
+  bodyIdleTimeoutMs: 10_000,
+  refusedBodyLingerMs: 1_000,
 };
 
 export function httpServerOptions(timeouts: Partial<HttpTimeouts> = {}): ServerOptions {

@@ -27,7 +27,13 @@ export const createConversation = authedProcedure
   .input(CreateConversationInput)
   .output(StartedAppConversation)
   .mutation(async ({ ctx, input }) => {
-    const created = await createConversationVerb(ctx.deps, ctx.user.id, input);
+    const created = await createConversationVerb(
+      ctx.deps,
+      ctx.user.id,
+      input,
+      undefined,
+      ctx.idempotency.recordId ?? null,
+    );
     const conversation = toAppConversation(created.row, created.sandbox, created.executionStatus);
     return { ...toStartTask(created.task), ...conversation };
   });

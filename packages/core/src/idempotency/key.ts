@@ -28,4 +28,6 @@ export function checkIdempotencyKey(key: string): string {
 export interface IdempotencyState {
   key: string | null;
   replayed: boolean;
+  /** The key's record while this request runs the create (a create may note it on its task). */
+  recordId?: string | null;
 }

@@ -61,7 +61,10 @@ export async function runIdempotent<R extends Result>(call: IdempotentCall<R>): 
       create.resolve();
       throw error;
     }
-    if (claim.kind === "claimed") return await runClaimed(call, id, create.resolve);
+    if (claim.kind === "claimed") {
+      call.state.recordId = id;
+      return await runClaimed(call, id, create.resolve);
+    }
     running.delete(id);
     create.resolve();
     if (claim.kind === "completed") {

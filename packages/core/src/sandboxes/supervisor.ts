@@ -1,6 +1,7 @@
 import type { SandboxRow } from "@sandbox-server/db";
 import type { RuntimeSandbox } from "@sandbox-server/runtime";
 import { errorMessage } from "@sandbox-server/runtime/error-message";
+import { reconcileStartTasks } from "../conversations/service/reconcile-start-tasks";
 import type { CoreDeps } from "../deps";
 import { removeSandbox } from "./service/delete-sandbox";
 import { relaunchSandbox } from "./service/relaunch-sandbox";
@@ -30,6 +31,7 @@ const IN_FLIGHT = new Set(["STARTING", "STOPPING"]);
 export class SandboxSupervisor {
   private timer: NodeJS.Timeout | null = null;
   private ticking = false;
+  private settling: Promise<void> | null = null;
   /** When each RUNNING sandbox first failed its health check in the current streak. */
   private readonly unhealthySince = new Map<string, number>();
   /** When the last pass that inspected every sandbox began; null before the first. */
@@ -38,6 +40,9 @@ export class SandboxSupervisor {
   constructor(private readonly deps: CoreDeps) {}
 
   async start(): Promise<void> {
+    // Creates cut short come first: a sandbox that is rolled back is removed, not relaunched, and
+    // the reconcile then finds records and runtime agreeing.
+    await this.settleInterruptedCreates(this.deps.now());
     await this.reconcile();
     this.deps.runtime.on?.("exit", this.onExit);
     this.deps.runtime.on?.("recovered", this.onRecovered);
@@ -134,6 +139,27 @@ export class SandboxSupervisor {
       .catch((error: unknown) => {
         deps.log.error({ sandboxId: row.id, reason: errorMessage(error) }, "reconcile failed");
       });
+  }
+
+  /**
+   * Conversation creates cut short by a control plane that died: each is completed or rolled
+   * back (see reconcileStartTasks). At start; over a shared store also on every pass, since a
+   * replica can die at any time.
+   */
+  private settleInterruptedCreates(startedAt: number): Promise<void> {
+    this.settling ??= reconcileStartTasks(this.deps, startedAt)
+      .catch((error: unknown) => {
+        this.deps.log.error({ reason: errorMessage(error) }, "start task reconcile failed");
+      })
+      .finally(() => {
+        this.settling = null;
+      });
+    return this.settling;
+  }
+
+  /** Resolves once a settling of interrupted creates under way has finished. */
+  async createsSettled(): Promise<void> {
+    await this.settling;
   }
 
   /** Shared store: STARTING and STOPPING rows whose replica died are finished here. */
@@ -244,7 +270,10 @@ export class SandboxSupervisor {
     this.ticking = true;
     try {
       await this.checkSandboxes();
-      if (this.deps.sharedStore) await this.recoverAbandoned();
+      if (this.deps.sharedStore) {
+        await this.recoverAbandoned();
+        void this.settleInterruptedCreates(this.deps.now());
+      }
       // At start the pool is refilled (or emptied of leftovers) whatever its size.
       if (this.deps.config.warmPoolSize > 0) await this.refillPool();
     } catch (error) {

@@ -4,6 +4,7 @@ import type { CoreDeps } from "../deps";
 import { AppError } from "../errors";
 import { newId } from "../shared/ids";
 import { RememberedReads } from "../shared/remembered-reads";
+import { forgetKeys } from "./key-notices";
 
 const KEY_PREFIX = "ssk_";
 
@@ -80,9 +81,9 @@ export async function issueApiKeyRow(
   return { key, row };
 }
 
-/** Drops every cached key of the user, effective at once (disable, delete). */
-export function forgetUserKeys(deps: CoreDeps, userId: string): void {
-  deps.apiKeyCache.forgetWhere((user) => user.id === userId);
+/** Drops every cached key of the user on every replica, effective at once (disable, delete). */
+export function forgetUserKeys(deps: CoreDeps, userId: string): Promise<void> {
+  return forgetKeys(deps, { userId });
 }
 
 /**
@@ -106,6 +107,6 @@ export async function revokeApiKey(deps: CoreDeps, userId: string, keyId: string
     return { ...key, revokedAt };
   });
   // After the commit, and so that a lookup that read the key before the commit cannot cache it.
-  deps.apiKeyCache.forget(revoked.keyHash);
+  await forgetKeys(deps, { keyHash: revoked.keyHash });
   return revoked;
 }

@@ -97,6 +97,29 @@ describe("webhooks.create", () => {
     await alice.caller.webhooks.delete({ id: created.id });
   });
 
+  it("refuses a user's webhook past the per-user limit with 409; another user is not limited", async () => {
+    const before = t.deps.config.maxWebhooksPerUser;
+    t.deps.config.maxWebhooksPerUser = 2;
+    const made: string[] = [];
+    try {
+      for (const n of [1, 2]) {
+        made.push((await alice.caller.webhooks.create({ url: `${receiver.url}/limit-${n}` })).id);
+      }
+      await expectAppError(
+        alice.caller.webhooks.create({ url: `${receiver.url}/limit-3` }),
+        "WEBHOOK_LIMIT_REACHED",
+      );
+      const bobs = await bob.caller.webhooks.create({ url: `${receiver.url}/bob` });
+      await bob.caller.webhooks.delete({ id: bobs.id });
+      // Deleting one makes room again.
+      await alice.caller.webhooks.delete({ id: made.pop() ?? "" });
+      made.push((await alice.caller.webhooks.create({ url: `${receiver.url}/limit-3` })).id);
+    } finally {
+      t.deps.config.maxWebhooksPerUser = before;
+      for (const id of made) await alice.caller.webhooks.delete({ id });
+    }
+  });
+
   it("validates its input", async () => {
     const create = alice.caller.webhooks.create;
     await expectValidationError(create({ url: "ftp://127.0.0.1/x" }), ["url"]);

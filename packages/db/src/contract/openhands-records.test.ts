@@ -33,6 +33,8 @@ function task(id: string, createdAt: number, extra: Partial<StartTaskRow> = {}):
     sandboxId: null,
     agentServerUrl: null,
     request: {},
+    replicaId: null,
+    idempotencyRecordId: null,
     createdAt,
     updatedAt: createdAt,
     ...extra,
@@ -157,6 +159,21 @@ describe.each(storeAdapters())("$name store", (adapter) => {
       ]);
       expect(await store.startTasks.count({ ownerId: "usr_a", conversationId: "t1" })).toBe(1);
       expect(await store.startTasks.count({ ownerId: "usr_a" })).toBe(2);
+    });
+
+    it("lists every owner's tasks in some statuses, with their replica and idempotency record", async () => {
+      await store.startTasks.insert(task("t1", 100, { replicaId: "rpl_a" }));
+      await store.startTasks.insert(
+        task("t2", 200, { ownerId: "usr_b", status: "STARTING_CONVERSATION" }),
+      );
+      await store.startTasks.insert(task("t3", 300, { status: "READY" }));
+      await store.startTasks.update("t2", { idempotencyRecordId: "idk_1", updatedAt: 400 });
+      const open = await store.startTasks.listByStatus(["WORKING", "STARTING_CONVERSATION"]);
+      expect(open.map((t) => [t.id, t.replicaId, t.idempotencyRecordId]).sort()).toEqual([
+        ["t1", "rpl_a", null],
+        ["t2", null, "idk_1"],
+      ]);
+      expect(await store.startTasks.listByStatus([])).toEqual([]);
     });
   });
 

@@ -153,4 +153,57 @@ describe.runIf(enabled)("a PostgreSQL store whose server goes away", () => {
     const again = await open(url, key);
     expect((await again.sandboxes.get("sb_sealed"))?.sessionApiKey).toBe("key-sb_sealed");
   });
+
+  it("records the first key's check value and refuses any other key, even with nothing stored", async () => {
+    const { url, query } = await freshDatabase("keycheck");
+    const key = randomBytes(32);
+    await open(url, key);
+    const [row] = await query("SELECT check_value FROM secrets_key_check");
+    expect(String(row?.check_value)).toMatch(/^[0-9a-f]{64}$/);
+    expect(String(row?.check_value)).not.toContain(key.toString("hex"));
+    await expect(open(url, randomBytes(32))).rejects.toThrow(
+      /first opened with another secrets key/,
+    );
+    await open(url, key);
+  });
+
+  it("lets exactly one of two keys win when two replicas open a fresh database at once", async () => {
+    const { url } = await freshDatabase("keyrace");
+    const opened = await Promise.allSettled([open(url), open(url), open(url)]);
+    const won = opened.filter((o) => o.status === "fulfilled");
+    expect(won).toHaveLength(1);
+    for (const lost of opened.filter((o) => o.status === "rejected")) {
+      expect(lost.reason).toBeInstanceOf(SecretsKeyMismatchError);
+    }
+  });
+
+  it("carries notices between stores, and reports a gap when the listening connection is lost", async () => {
+    const { url, query } = await freshDatabase("notices");
+    const key = randomBytes(32);
+    const [a, b] = [await open(url, key), await open(url, key)];
+    const heard: string[] = [];
+    let gaps = 0;
+    const stop = await b.notices?.listen(
+      "test_channel",
+      (payload) => heard.push(payload),
+      () => {
+        gaps++;
+      },
+    );
+    await a.notices?.publish("test_channel", "one");
+    await a.notices?.publish("other_channel", "not this one");
+    await expect.poll(() => heard).toEqual(["one"]);
+
+    await query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%' AND pid <> pg_backend_pid()",
+    );
+    // Lost, then listening again: two gaps (what was sent in between is not heard).
+    await expect.poll(() => gaps, { timeout: 10_000 }).toBe(2);
+    await a.notices?.publish("test_channel", "two");
+    await expect.poll(() => heard).toEqual(["one", "two"]);
+    await stop?.();
+    await a.notices?.publish("test_channel", "three");
+    await a.users.count();
+    expect(heard).toEqual(["one", "two"]);
+  });
 });

@@ -6,6 +6,7 @@ import type { SecretBox } from "../secrets/secret-box";
 import { secretRows } from "../secrets/secret-rows";
 import type { PgDb, PgExecutor } from "./client";
 import { isConnectionError, reason, storeError } from "./errors";
+import { createPgNotices } from "./notices";
 import { defaultPgMigrationsFolder, prepareDatabase } from "./prepare";
 import { createPgRepositories } from "./repositories";
 import * as schema from "./schema";
@@ -152,6 +153,7 @@ export async function createPostgresStore(
   return {
     ...createPgRepositories(outside, secrets, options.now),
     shared: true,
+    notices: createPgNotices(url, pool),
     transaction,
     async close() {
       await pool.end();

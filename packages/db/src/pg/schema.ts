@@ -153,12 +153,15 @@ export const conversationStartTasks = pgTable(
     sandboxId: text("sandbox_id"),
     agentServerUrl: text("agent_server_url"),
     request: jsonb("request").$type<Record<string, unknown>>().notNull(),
+    replicaId: text("replica_id"),
+    idempotencyRecordId: text("idempotency_record_id"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
     index("conversation_start_tasks_owner_created_idx").on(t.ownerId, t.createdAt, t.id),
     index("conversation_start_tasks_owner_updated_idx").on(t.ownerId, t.updatedAt, t.id),
+    index("conversation_start_tasks_status_idx").on(t.status),
   ],
 );
 
@@ -259,4 +262,10 @@ export const leases = pgTable("leases", {
   holder: text("holder").notNull(),
   acquiredAt: millis("acquired_at").notNull(),
   expiresAt: millis("expires_at").notNull(),
+});
+
+export const secretsKeyCheck = pgTable("secrets_key_check", {
+  id: text("id").primaryKey(),
+  checkValue: text("check_value").notNull(),
+  createdAt: createdAt(),
 });

@@ -131,6 +131,8 @@ export interface StartTaskRepository {
   insert(row: StartTaskRow): Promise<StartTaskRow>;
   get(id: string): Promise<StartTaskRow | undefined>;
   update(id: string, patch: StartTaskPatch): Promise<StartTaskRow | undefined>;
+  /** Every task (of any owner) in one of `statuses`: the unfinished ones, for the reconcile. */
+  listByStatus(statuses: string[]): Promise<StartTaskRow[]>;
   search(
     filter: StartTaskFilter,
     sort: StartTaskSort,

@@ -67,7 +67,15 @@ export type ConversationPatch = Partial<
 >;
 
 export type StartTaskPatch = Partial<
-  Pick<StartTaskRow, "status" | "detail" | "appConversationId" | "sandboxId" | "agentServerUrl">
+  Pick<
+    StartTaskRow,
+    | "status"
+    | "detail"
+    | "appConversationId"
+    | "sandboxId"
+    | "agentServerUrl"
+    | "idempotencyRecordId"
+  >
 > & { updatedAt: number };
 
 export type NewWebhookDelivery = Omit<WebhookDeliveryRow, "seq" | "claimedBy" | "claimedUntil">;

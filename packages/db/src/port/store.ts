@@ -15,6 +15,8 @@ export interface Store extends Repositories {
    * background duties under a lease (`leases`) and serialises a sandbox's moves across replicas.
    */
   readonly shared: boolean;
+  /** Messages between the replicas of a shared store; absent where there are no others. */
+  readonly notices?: StoreNotices;
   /**
    * Runs `work` in one transaction: committed when its promise resolves, rolled back when it
    * rejects. `tx` holds the same repositories, bound to the transaction; use only `tx` inside
@@ -30,6 +32,26 @@ export interface Store extends Repositories {
   transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
   /** Waits for an open transaction to end, then closes the connection(s). */
   close(): Promise<void>;
+}
+
+/**
+ * Notices between the control planes of one database (PostgreSQL LISTEN/NOTIFY): a replica tells
+ * the others what to drop from a cache. Delivery is best effort — a listener whose connection is
+ * lost misses what was sent meanwhile, and is told so (`onGap`) when it listens again.
+ */
+export interface StoreNotices {
+  /** Sends `payload` (short text) on `channel` to every listener, this process's too. */
+  publish(channel: string, payload: string): Promise<void>;
+  /**
+   * Calls `onNotice` with every payload sent on `channel` from now on, and `onGap` whenever some
+   * may have been missed (the listening connection was lost; it is made again by itself).
+   * Resolves once listening; the function it resolves with stops.
+   */
+  listen(
+    channel: string,
+    onNotice: (payload: string) => void,
+    onGap: () => void,
+  ): Promise<() => Promise<void>>;
 }
 
 /**

@@ -1,6 +1,7 @@
 import {
   createCipheriv,
   createDecipheriv,
+  createHmac,
   createSecretKey,
   type KeyObject,
   randomBytes,
@@ -15,6 +16,7 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 /** Opened values remembered: send-message reads its sandbox's key on every message. */
 const OPENED_CACHE_SIZE = 1024;
+const KEY_CHECK_INPUT = "sandbox-server secrets key check v1";
 
 /**
  * Encrypts the secrets the store keeps (session keys, webhook secrets) so the database file never
@@ -29,6 +31,11 @@ export interface SecretBox {
   seal(plaintext: string, context: string): string;
   /** The plaintext of a sealed value; `SecretUnreadableError` when key, context or bytes differ. */
   open(sealed: string, context: string): string;
+  /**
+   * HMAC-SHA256 of a constant under the key (hex): what the database records of the key, so a
+   * start with another key is refused before anything is sealed with it. Reveals nothing of it.
+   */
+  checkValue(): string;
 }
 
 /** Whether a stored value is sealed (rather than a plain text value written before encryption). */
@@ -70,7 +77,9 @@ export function createSecretBox(key: Uint8Array): SecretBox {
   // Keyed by place and sealed value: a value opens only where it was sealed, and an altered value
   // is another key of the map, so it is decrypted (and refused) like any other.
   const opened = new Map<string, string>();
+  const check = createHmac("sha256", secretKey).update(KEY_CHECK_INPUT).digest("hex");
   return {
+    checkValue: () => check,
     seal(plaintext, context) {
       const iv = randomBytes(IV_BYTES);
       const cipher = createCipheriv(ALGORITHM, secretKey, iv, { authTagLength: TAG_BYTES });

@@ -93,6 +93,7 @@ export function bindRepositories({ read, write }: Executor, secrets: SecretRows)
       insert: (row) => write((r) => r.startTasks.insert(row)),
       get: (id) => read((r) => r.startTasks.get(id)),
       update: (id, patch) => write((r) => r.startTasks.update(id, patch)),
+      listByStatus: (statuses) => read((r) => r.startTasks.listByStatus(statuses)),
       search: (filter, sort, direction, page) =>
         read((r) => r.startTasks.search(filter, sort, direction, page)),
       count: (filter) => read((r) => r.startTasks.count(filter)),

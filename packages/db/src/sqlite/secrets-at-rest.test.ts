@@ -298,3 +298,22 @@ describe("a key that does not fit the database", () => {
     expect((await open().sandboxes.listAll()).length).toBe(2);
   });
 });
+
+describe("the key check value", () => {
+  it("is recorded by the first open; another key is refused though nothing is stored", async () => {
+    await (await open()).close();
+    stores.splice(0);
+    const handle = createDb(file);
+    const rows = handle.sqlite.prepare("SELECT check_value FROM secrets_key_check").all() as {
+      check_value: string;
+    }[];
+    handle.close();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]?.check_value).toMatch(/^[0-9a-f]{64}$/);
+    expect(rows[0]?.check_value).not.toContain(key.toString("hex"));
+    expect(() => createSqliteStore(file, { secretBox: createSecretBox(randomBytes(32)) })).toThrow(
+      SecretsKeyMismatchError,
+    );
+    expect(await open().users.count()).toBe(0);
+  });
+});

@@ -20,11 +20,12 @@ const holdWriteLock = fileURLToPath(new URL("./test/hold-write-lock.mjs", import
 let dir: string;
 let file: string;
 const stores: Store[] = [];
+const key = randomBytes(32);
 
 function open(target = file, busyRetryMs = 2_000): Store {
   const store = createSqliteStore(target, {
     busyRetryMs,
-    secretBox: createSecretBox(randomBytes(32)),
+    secretBox: createSecretBox(key),
   });
   stores.push(store);
   return store;

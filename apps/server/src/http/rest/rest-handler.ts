@@ -1,6 +1,7 @@
 import { AppError, appRouter, type Context, type Core } from "@sandbox-server/core";
 import type { AnyTRPCProcedure } from "@trpc/server";
 import type { Logger } from "pino";
+import { answerBeforeBody } from "../early-answer";
 import { describeAndLog, sendDescribedError, sendErrorCode } from "../error-response";
 import type { HttpMiddleware, HttpRequest, HttpResponse } from "../http-types";
 import { contextFor } from "../request-context";
@@ -96,6 +97,8 @@ export interface RestHandlerOptions {
   log: Logger;
   routes: RouteTable;
   bodyLimitBytes: number;
+  /** How long the body of a request refused on its headers (401) is still read and dropped. */
+  refusedBodyLingerMs: number;
 }
 
 export interface RestHandler {
@@ -118,20 +121,27 @@ type FoundOrWrongMethod = Exclude<RouteMatch, { kind: "none" }>;
  * the path parameters, validated once, by the procedure's own input schema.
  */
 export function restHandler(options: RestHandlerOptions): RestHandler {
-  const { core, log, routes, bodyLimitBytes } = options;
+  const { core, log, routes, bodyLimitBytes, refusedBodyLingerMs } = options;
   const procedures = new Map<string, ProcedureFn>();
   for (const route of routes.all()) procedures.set(route.procedure, procedureOf(route.procedure));
 
   async function call(req: HttpRequest, res: HttpResponse, match: FoundRoute, search: string) {
     const { route } = match;
     try {
+      // Credentials come before the body: a stranger's body is never waited for (nor read).
+      const early = route.protect ? await contextFor(core, req, res) : undefined;
+      if (early && !early.user) {
+        answerBeforeBody(req, res, "UNAUTHORIZED", refusedBodyLingerMs);
+        return;
+      }
       const params = decodeParams(match.params);
       const body = await bodyOf(req, bodyLimitBytes);
       const query = parseQuery(search);
       const input = BODY_METHODS.has(route.method)
         ? { ...body?.value, ...bodyQueryOf(route.bodyQuery, query, body?.value), ...params }
         : { ...query, ...params };
-      const ctx = await contextFor(core, req, res, body?.bytes);
+      const ctx = early ?? (await contextFor(core, req, res));
+      ctx.rawBody = body?.bytes;
       const procedure = procedures.get(route.procedure) as ProcedureFn;
       const output = await procedure(ctx, input);
       if (ctx.idempotency.replayed) res.setHeader(REPLAYED_HEADER, "true");

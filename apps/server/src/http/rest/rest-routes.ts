@@ -11,6 +11,7 @@ export function restRouteTable(): RouteTable {
       method: meta.openapi.method,
       path: meta.openapi.path,
       successStatus: meta.successStatus ?? HttpStatus.OK,
+      protect: meta.openapi.protect ?? true,
       ...(meta.bodyQuery ? { bodyQuery: meta.bodyQuery } : {}),
     });
   }

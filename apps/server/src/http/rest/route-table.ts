@@ -6,6 +6,8 @@ export interface RestRoute {
   /** Path template below the API prefix, e.g. `/sandboxes/{id}/pause`. */
   path: string;
   successStatus: number;
+  /** Whether it needs an API key (`meta.openapi.protect`): refused on the headers alone. */
+  protect?: boolean;
   /** Query parameters a body method takes beside its body (`Meta.bodyQuery`). */
   bodyQuery?: string[];
 }

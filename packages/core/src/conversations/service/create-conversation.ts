@@ -5,11 +5,17 @@ import { agentErrorDetail } from "../../agent-client";
 import type { CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import { removeSandbox } from "../../sandboxes/service/delete-sandbox";
-import { startSandbox } from "../../sandboxes/service/start-sandbox";
+import { type SandboxLink, startSandbox } from "../../sandboxes/service/start-sandbox";
 import { findOwnedSandbox, waitWhileStarting } from "../../sandboxes/service/status";
 import type { CreateConversationInput } from "../start-contracts";
 import { findOwnedConversation } from "./find-conversation";
-import { failStartTask, moveStartTask, openStartTask, type StartTaskListener } from "./start-tasks";
+import {
+  failStartTask,
+  isUnfinished,
+  moveStartTask,
+  openStartTask,
+  type StartTaskListener,
+} from "./start-tasks";
 
 const DEFAULT_AGENT = { kind: "shell" } as const;
 
@@ -55,12 +61,14 @@ export async function createConversation(
   ownerId: string,
   input: CreateConversationInput,
   onTask: StartTaskListener = () => undefined,
+  idempotencyRecordId: string | null = null,
 ): Promise<CreatedConversation> {
   const id = input.conversation_id ?? randomUUID();
   if (input.parent_conversation_id) {
     await findOwnedConversation(deps, ownerId, input.parent_conversation_id);
   }
-  onTask(await openStartTask(deps, ownerId, id, acceptedRequest(id, input)));
+  const request = acceptedRequest(id, input);
+  onTask(await openStartTask(deps, ownerId, id, request, idempotencyRecordId));
   try {
     return await startConversation(deps, ownerId, id, input, onTask);
   } catch (error) {
@@ -79,10 +87,21 @@ async function startConversation(
 ): Promise<CreatedConversation> {
   const deadline = deps.now() + deps.config.conversationStartTimeoutMs;
   const ownSandbox = !input.sandbox_id;
+  // A sandbox started here is named on the task in the transaction that records it: a control
+  // plane killed from then on leaves a task that says which sandbox to remove.
+  const linkToTask: SandboxLink = async (tx, sandboxId) => {
+    await tx.startTasks.update(id, { sandboxId, updatedAt: deps.now() });
+  };
   const sandboxId = input.sandbox_id
     ? (await findOwnedSandbox(deps, ownerId, input.sandbox_id)).id
-    : (await startSandbox(deps, ownerId, { sandbox_spec_id: input.sandbox_spec_id ?? undefined }))
-        .row.id;
+    : (
+        await startSandbox(
+          deps,
+          ownerId,
+          { sandbox_spec_id: input.sandbox_spec_id ?? undefined },
+          linkToTask,
+        )
+      ).row.id;
   const report = (task: StartTaskRow | undefined) => task && onTask(task);
   try {
     report(await moveStartTask(deps, id, "WAITING_FOR_SANDBOX", { sandboxId }));
@@ -94,46 +113,75 @@ async function startConversation(
     );
     const agent = input.agent ?? DEFAULT_AGENT;
     const info = await createOnAgentServer(deps, sandbox, id, agent, input, deadline);
-    const now = deps.now();
-    const { row, task } = await deps.transaction(async (tx) => {
-      const row = await tx.conversations.insert({
-        id,
-        sandboxId: sandbox.id,
-        ownerId,
-        title: input.title ?? null,
-        agent,
-        metadata: input.metadata ?? {},
-        archived: false,
-        executionStatus: info.executionStatus,
-        lastEventAt: null,
-        createdAt: now,
-        updatedAt: now,
-        parentConversationId: input.parent_conversation_id ?? null,
-        public: input.public ?? null,
-        selectedRepository: input.selected_repository ?? null,
-        selectedBranch: input.selected_branch ?? null,
-        gitProvider: input.git_provider ?? null,
-        trigger: input.trigger ?? null,
-        llmModel: input.llm_model ?? null,
-        prNumber: input.pr_number ?? [],
-      });
-      const task = await tx.startTasks.update(id, {
-        status: "READY",
-        appConversationId: id,
-        updatedAt: now,
-      });
-      if (!task) throw new AppError("INTERNAL", `The start task of ${id} vanished`);
-      return { row, task };
+    const { row, task } = await recordConversation(deps, {
+      id,
+      ownerId,
+      sandboxId: sandbox.id,
+      input,
+      executionStatus: info.executionStatus,
     });
     onTask(task);
-    deps.activity.set(sandbox.id, now);
-    deps.log.info({ conversationId: id, sandboxId: sandbox.id }, "conversation created");
-    deps.events.emit("conversation.created", row);
+    deps.activity.set(sandbox.id, row.createdAt);
     return { row, sandbox, executionStatus: info.executionStatus, task };
   } catch (error) {
     if (ownSandbox) await discardSandbox(deps, sandboxId);
     throw error;
   }
+}
+
+/**
+ * Stores the conversation and moves its start task to READY, in one transaction. Fails when the
+ * task is gone or settled already (a reconcile took it for abandoned): the create does not count.
+ */
+export async function recordConversation(
+  deps: CoreDeps,
+  created: {
+    id: string;
+    ownerId: string;
+    sandboxId: string;
+    input: CreateConversationInput;
+    executionStatus: string | null;
+  },
+): Promise<{ row: ConversationRow; task: StartTaskRow }> {
+  const { id, ownerId, input } = created;
+  const now = deps.now();
+  const agent = input.agent ?? DEFAULT_AGENT;
+  const recorded = await deps.transaction(async (tx) => {
+    const open = await tx.startTasks.get(id);
+    if (!open || !isUnfinished(open)) {
+      throw new AppError("INTERNAL", `The start task of ${id} was settled without it`);
+    }
+    const row = await tx.conversations.insert({
+      id,
+      sandboxId: created.sandboxId,
+      ownerId,
+      title: input.title ?? null,
+      agent,
+      metadata: input.metadata ?? {},
+      archived: false,
+      executionStatus: created.executionStatus,
+      lastEventAt: null,
+      createdAt: now,
+      updatedAt: now,
+      parentConversationId: input.parent_conversation_id ?? null,
+      public: input.public ?? null,
+      selectedRepository: input.selected_repository ?? null,
+      selectedBranch: input.selected_branch ?? null,
+      gitProvider: input.git_provider ?? null,
+      trigger: input.trigger ?? null,
+      llmModel: input.llm_model ?? null,
+      prNumber: input.pr_number ?? [],
+    });
+    const task = await tx.startTasks.update(id, {
+      status: "READY",
+      appConversationId: id,
+      updatedAt: now,
+    });
+    return { row, task: task ?? open };
+  });
+  deps.log.info({ conversationId: id, sandboxId: created.sandboxId }, "conversation created");
+  deps.events.emit("conversation.created", recorded.row);
+  return recorded;
 }
 
 async function waitUntilRunning(deps: CoreDeps, id: string, deadline: number): Promise<SandboxRow> {
@@ -185,7 +233,8 @@ async function createOnAgentServer(
   return { executionStatus: typeof status === "string" ? status : null };
 }
 
-async function discardSandbox(deps: CoreDeps, id: string): Promise<void> {
+/** Removes a sandbox a failed create started (under its lock; a failure is logged). */
+export async function discardSandbox(deps: CoreDeps, id: string): Promise<void> {
   await deps.locks.run(id, async () => {
     const row = await deps.repos.sandboxes.get(id);
     if (!row) return;

@@ -5,7 +5,8 @@ import type { CoreDeps } from "../../deps";
 /** At most this many of the caller's RUNNING sandboxes are asked about one unknown id. */
 const MAX_SANDBOXES_ASKED = 50;
 
-async function askAgentServer(
+/** The conversation as the sandbox's agent server holds it; null when it does not (or is down). */
+export async function askAgentServer(
   deps: CoreDeps,
   sandbox: SandboxRow,
   id: string,

@@ -4,18 +4,32 @@ import { describeError } from "../../describe-error";
 import { AppError } from "../../errors";
 import type { StartTaskStatus } from "../start-contracts";
 
+/** The states of a create still under way (or cut short by a control plane that died). */
+export const UNFINISHED_STATUSES: StartTaskStatus[] = [
+  "WORKING",
+  "WAITING_FOR_SANDBOX",
+  "STARTING_CONVERSATION",
+];
+
+export function isUnfinished(task: StartTaskRow): boolean {
+  return (UNFINISHED_STATUSES as string[]).includes(task.status);
+}
+
 /** Told every state a start task takes (stream-start answers them all). */
 export type StartTaskListener = (task: StartTaskRow) => void;
 
 /**
- * Records a create as a WORKING start task under the conversation's id. The id must be new: no
- * conversation and no earlier task may have it (checked and written in one transaction).
+ * Records a create as a WORKING start task under the conversation's id, with the replica that
+ * runs it and its `Idempotency-Key` record (so that a reconcile can settle both if this replica
+ * dies). The id must be new: no conversation and no earlier task may have it (checked and written
+ * in one transaction).
  */
 export async function openStartTask(
   deps: CoreDeps,
   ownerId: string,
   id: string,
   request: Record<string, unknown>,
+  idempotencyRecordId: string | null = null,
 ): Promise<StartTaskRow> {
   const now = deps.now();
   return deps.transaction(async (tx) => {
@@ -33,6 +47,8 @@ export async function openStartTask(
       sandboxId: null,
       agentServerUrl: null,
       request,
+      replicaId: deps.replicaId,
+      idempotencyRecordId,
       createdAt: now,
       updatedAt: now,
     });

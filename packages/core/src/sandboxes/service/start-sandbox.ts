@@ -39,6 +39,12 @@ export async function assertCapacity(
 }
 
 /**
+ * Written in the transaction that makes a sandbox the caller's (a new row, or a warm-pool claim):
+ * whatever must never be without it (a conversation's start task names the sandbox it started).
+ */
+export type SandboxLink = (tx: Repositories, sandboxId: string) => Promise<void>;
+
+/**
  * A RUNNING sandbox from the warm pool when it has one for this request, else a new one: recorded
  * STARTING and launched, RUNNING once its agent server answers. At the running limit a pool
  * sandbox makes room before the create is refused.
@@ -47,17 +53,25 @@ export async function startSandbox(
   deps: CoreDeps,
   ownerId: string,
   input: StartSandboxInput,
+  link?: SandboxLink,
 ): Promise<{ row: SandboxRow; ready: Promise<SandboxRow | undefined> }> {
   const spec = await resolveSpec(deps, input.sandbox_spec_id);
   const network = egressPolicyOf(deps, specEgressPolicy(spec), input.network, ["network"]);
   const lifetime = resolveLifetime(deps.config, spec.lifetime, input);
-  const claimed = await claimWarmSandbox(deps, ownerId, spec, { ...input, network }, lifetime);
+  const claimed = await claimWarmSandbox(
+    deps,
+    ownerId,
+    spec,
+    { ...input, network },
+    lifetime,
+    link,
+  );
   if (claimed) {
     refillWarmPoolSoon(deps);
     return { row: claimed, ready: Promise.resolve(claimed) };
   }
   await evictWarmSandboxAtLimit(deps);
-  return createSandbox(deps, ownerId, spec, { ...input, network, lifetime });
+  return createSandbox(deps, ownerId, spec, { ...input, network, lifetime }, 0, link);
 }
 
 /**
@@ -73,11 +87,12 @@ export async function createSandbox(
     lifetime?: LifetimePolicy;
   },
   keepFree = 0,
+  link?: SandboxLink,
 ): Promise<{ row: SandboxRow; ready: Promise<SandboxRow | undefined> }> {
   const now = deps.now();
   const row = await deps.transaction(async (tx) => {
     await assertCapacity(deps, tx, keepFree);
-    return tx.sandboxes.insert({
+    const inserted = await tx.sandboxes.insert({
       id: newId("sb"),
       ownerId,
       specId: spec.id,
@@ -95,6 +110,8 @@ export async function createSandbox(
       // Warm-pool members have none: a claim gives them their owner's.
       ...(input.lifetime ? initialLifetime(input.lifetime, now) : {}),
     });
+    await link?.(tx, inserted.id);
+    return inserted;
   });
   await registerLaunch(deps, row, spec);
   deps.log.info({ sandboxId: row.id, specId: spec.id }, "sandbox starting");

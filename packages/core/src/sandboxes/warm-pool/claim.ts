@@ -5,6 +5,7 @@ import type { CoreDeps } from "../../deps";
 import type { StartSandboxInput } from "../contracts";
 import { lifetimeDueAt as dueAt, initialLifetime, type LifetimePolicy } from "../lifetime/policy";
 import { sameEgressPolicy } from "../service/egress-policy";
+import type { SandboxLink } from "../service/start-sandbox";
 import { updateSandbox } from "../service/status";
 import { isPoolMember, newSessionKey, POOL_OWNER_ID, poolState } from "./pool-state";
 
@@ -23,6 +24,7 @@ export async function claimWarmSandbox(
   spec: SandboxSpecRow,
   input: Omit<StartSandboxInput, "network"> & { network: SandboxEgressPolicy },
   lifetime: LifetimePolicy,
+  link?: SandboxLink,
 ): Promise<SandboxRow | undefined> {
   if (deps.config.warmPoolSize <= 0) return undefined;
   if (input.env && Object.keys(input.env).length > 0) return undefined;
@@ -45,6 +47,7 @@ export async function claimWarmSandbox(
         input.labels ?? {},
         input.network,
         lifetime,
+        link,
       );
       if (claimed) return claimed;
     } finally {
@@ -70,6 +73,7 @@ async function handOver(
   labels: Record<string, string>,
   network: SandboxEgressPolicy,
   lifetime: LifetimePolicy,
+  link: SandboxLink | undefined,
 ): Promise<SandboxRow | undefined> {
   return deps.locks.run(id, async () => {
     const member = await deps.repos.sandboxes.get(id);
@@ -100,8 +104,8 @@ async function handOver(
       return;
     }
     const now = deps.now();
-    const claimed = await deps.transaction((tx) =>
-      tx.sandboxes.claim(id, POOL_OWNER_ID, {
+    const claimed = await deps.transaction(async (tx) => {
+      const row = await tx.sandboxes.claim(id, POOL_OWNER_ID, {
         ownerId,
         sessionApiKey,
         labels,
@@ -109,8 +113,10 @@ async function handOver(
         createdAt: now,
         updatedAt: now,
         ...claimedLifetime(lifetime, now),
-      }),
-    );
+      });
+      if (row) await link?.(tx, id);
+      return row;
+    });
     if (!claimed) return;
     deps.log.info({ sandboxId: id, specId: claimed.specId }, "warm sandbox claimed");
     // For its new owner the sandbox appears RUNNING (their webhooks, waiters, followers).

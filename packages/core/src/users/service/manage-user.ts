@@ -30,7 +30,7 @@ export async function disableUser(deps: CoreDeps, actorId: string, userId: strin
   const user = await findManagedUser(deps, actorId, userId);
   const disabledAt = user.disabledAt ?? deps.now();
   if (user.disabledAt === null) await deps.repos.users.setDisabled(userId, disabledAt);
-  forgetUserKeys(deps, userId);
+  await forgetUserKeys(deps, userId);
   for (const row of await sandboxesOf(deps, userId)) {
     if (row.status !== "RUNNING" && row.status !== "STARTING") continue;
     // A start in progress settles first (the sandbox lock); one that ended in ERROR stays so.
@@ -66,6 +66,6 @@ export async function deleteUser(deps: CoreDeps, actorId: string, userId: string
     });
   }
   await deps.repos.users.markDeleted(userId, deps.now());
-  forgetUserKeys(deps, userId);
+  await forgetUserKeys(deps, userId);
   deps.log.info({ userId, byUserId: actorId }, "user deleted");
 }

@@ -1,4 +1,4 @@
-import { and, count, eq, gte, type SQL } from "drizzle-orm";
+import { and, count, eq, gte, inArray, type SQL } from "drizzle-orm";
 import { keyset, toPage } from "../../paging";
 import type { StartTaskRepository } from "../../port/repositories";
 import type { StartTaskFilter } from "../../port/rows";
@@ -29,6 +29,11 @@ export function createStartTaskRepository({ run }: PgExecutor): StartTaskReposit
       run(async (db) => {
         const [row] = await db.update(tasks).set(patch).where(eq(tasks.id, id)).returning();
         return row;
+      }),
+    listByStatus: (statuses) =>
+      run(async (db) => {
+        if (statuses.length === 0) return [];
+        return db.select().from(tasks).where(inArray(tasks.status, statuses));
       }),
     search: (filter, sort, direction, page) =>
       run(async (db) => {

@@ -1,4 +1,4 @@
-import { and, count, eq, gte, type SQL } from "drizzle-orm";
+import { and, count, eq, gte, inArray, type SQL } from "drizzle-orm";
 import type { Page, PageRequest, SortDirection } from "../../paging";
 import type { StartTaskFilter, StartTaskPatch, StartTaskRow, StartTaskSort } from "../../port/rows";
 import { conversationStartTasks as tasks } from "../../schema";
@@ -24,6 +24,10 @@ export function createStartTaskRepository(db: Db) {
     },
     update(id: string, patch: StartTaskPatch): StartTaskRow | undefined {
       return db.update(tasks).set(patch).where(eq(tasks.id, id)).returning().get();
+    },
+    listByStatus(statuses: string[]): StartTaskRow[] {
+      if (statuses.length === 0) return [];
+      return db.select().from(tasks).where(inArray(tasks.status, statuses)).all();
     },
     search(
       filter: StartTaskFilter,
