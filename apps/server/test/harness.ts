@@ -6,6 +6,7 @@ import path from "node:path";
 import { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import type { CoreConfig } from "@sandbox-server/core";
+import type { OperatorEgressPolicy } from "@sandbox-server/egress";
 import {
   containerNameFor,
   DEFAULT_SANDBOX_IMAGE,
@@ -103,6 +104,7 @@ export async function createRuntime(
   kind: RuntimeKind,
   dataDir: string,
   sandboxing: "auto" | "none" = "auto",
+  operatorEgress: OperatorEgressPolicy = { allow: [] },
 ): Promise<SandboxRuntime> {
   if (kind === "docker") {
     return new DockerRuntime({
@@ -115,6 +117,7 @@ export async function createRuntime(
     rootDir: path.join(dataDir, "sandboxes"),
     agentServerEntry,
     sandboxing,
+    egress: { operator: operatorEgress },
   });
 }
 
@@ -124,6 +127,11 @@ export async function startTestServer(
     runtime?: RuntimeKind;
     /** Process runtime only: `none` runs sandboxes unisolated (isolation `none`). */
     sandboxing?: "auto" | "none";
+    /**
+     * The operator's egress exceptions (SANDBOX_EGRESS_ALLOW), for core and the process runtime:
+     * e.g. a fake LLM on the host's loopback that sandboxes must reach.
+     */
+    operatorEgress?: OperatorEgressPolicy;
     /** METRICS_TOKEN. */
     metricsToken?: string;
     /**
@@ -149,9 +157,10 @@ export async function startTestServer(
     agentRequestTimeoutMs: 2_000,
     healthGraceMs: 3_000,
     supervisorIntervalMs: 300,
+    ...(options.operatorEgress ? { operatorEgress: options.operatorEgress } : {}),
     ...options.config,
   };
-  let runtime = await createRuntime(kind, dataDir, options.sandboxing);
+  let runtime = await createRuntime(kind, dataDir, options.sandboxing, options.operatorEgress);
   const database = testStore() === "postgres" ? await freshPostgresDatabase() : null;
   const eventWorkerScript =
     options.eventWorkerScript === undefined
@@ -238,7 +247,7 @@ export async function startTestServer(
     },
     async restart(overrides) {
       await server.close();
-      runtime = await createRuntime(kind, dataDir, options.sandboxing);
+      runtime = await createRuntime(kind, dataDir, options.sandboxing, options.operatorEgress);
       server = await boot(overrides);
     },
     async close() {

@@ -23,16 +23,24 @@ import {
 
 let t: TestServer;
 let key: string;
+/** The SDK's Agent talks to it from inside its sandbox: the operator opens its port, as for a local LLM. */
+let llm: Awaited<ReturnType<typeof startFakeLlm>>;
 const api = (path: string) => `${t.url}/api/v1${path}`;
 const text = (value: string) => [{ type: "text", text: value }];
 
 beforeAll(async () => {
-  t = await startTestServer({ runtime: "process" });
+  llm = await startFakeLlm("sdk-task-done");
+  const port = Number(new URL(llm.baseUrl).port);
+  t = await startTestServer({
+    runtime: "process",
+    operatorEgress: { allow: [{ kind: "cidr", cidr: "127.0.0.1/32", port }] },
+  });
   key = await t.createUser("openhands-user");
 });
 
 afterAll(async () => {
   await t?.close();
+  await llm?.close();
 });
 
 /** `GET /app-conversations?ids=<id>` → the one conversation (or null), as every client reads it. */
@@ -404,117 +412,111 @@ describe("TypeScript client (OpenHands/typescript-client)", () => {
 
 describe("SDK (OpenHandsCloudWorkspace + RemoteConversation)", () => {
   it("provisions a sandbox, runs an Agent conversation on its agent server, resumes it and cleans up", async () => {
-    const llm = await startFakeLlm("sdk-task-done");
+    // httpx with Authorization only; a bodiless POST has no content type.
+    const sdk = client({ authorization: `Bearer ${key}` }, false);
+
+    // 1. _create_new_sandbox: POST /api/v1/sandboxes, no body.
+    const created = await sdk("POST", api("/sandboxes"));
+    expect(created.status).toBeLessThan(300);
+    const sandboxId = created.body.id as string;
+    // 2. _wait_until_sandbox_ready: GET /sandboxes?id=, then the agent server's /health.
+    const { sandbox, agentServerUrl } = await waitUntilRunning(sdk, sandboxId);
+    const session = {
+      "X-Session-API-Key": sandbox.session_api_key as string,
+      "content-type": "application/json",
+    };
+
+    // 3. RemoteConversation: POST /api/conversations with the SDK's Agent (an LLM agent).
+    const conversationId = crypto.randomUUID();
+    const isolated = t.runtime.isolation !== "none";
+    const opened = await fetch(`${agentServerUrl}/api/conversations`, {
+      method: "POST",
+      headers: session,
+      body: JSON.stringify({
+        agent: {
+          kind: "Agent",
+          llm: { model: "fake-model", base_url: llm.baseUrl, api_key: "sk-fake" },
+          tools: [{ name: "TerminalTool" }],
+        },
+        // The cloud workspace's default; relative where sandboxes are not isolated.
+        workspace: {
+          kind: "LocalWorkspace",
+          working_dir: isolated ? "/workspace/project" : "project",
+        },
+        conversation_id: conversationId,
+        tags: {},
+        max_iterations: 50,
+        stuck_detection: true,
+      }),
+    });
+    expect(opened.status).toBeLessThan(300);
+    const history = await fetch(
+      `${agentServerUrl}/api/conversations/${conversationId}/events/search?limit=100`,
+      { headers: session },
+    );
+    expect(history.status).toBe(200);
+    const socket = await openEventSocket(
+      agentServerUrl,
+      conversationId,
+      sandbox.session_api_key,
+      "first-frame",
+    );
     try {
-      // httpx with Authorization only; a bodiless POST has no content type.
-      const sdk = client({ authorization: `Bearer ${key}` }, false);
-
-      // 1. _create_new_sandbox: POST /api/v1/sandboxes, no body.
-      const created = await sdk("POST", api("/sandboxes"));
-      expect(created.status).toBeLessThan(300);
-      const sandboxId = created.body.id as string;
-      // 2. _wait_until_sandbox_ready: GET /sandboxes?id=, then the agent server's /health.
-      const { sandbox, agentServerUrl } = await waitUntilRunning(sdk, sandboxId);
-      const session = {
-        "X-Session-API-Key": sandbox.session_api_key as string,
-        "content-type": "application/json",
-      };
-
-      // 3. RemoteConversation: POST /api/conversations with the SDK's Agent (an LLM agent).
-      const conversationId = crypto.randomUUID();
-      const isolated = t.runtime.isolation !== "none";
-      const opened = await fetch(`${agentServerUrl}/api/conversations`, {
+      // 4. send_message (run: false), then run(); poll execution_status.
+      const sent = await fetch(`${agentServerUrl}/api/conversations/${conversationId}/events`, {
         method: "POST",
         headers: session,
-        body: JSON.stringify({
-          agent: {
-            kind: "Agent",
-            llm: { model: "fake-model", base_url: llm.baseUrl, api_key: "sk-fake" },
-            tools: [{ name: "TerminalTool" }],
-          },
-          // The cloud workspace's default; relative where sandboxes are not isolated.
-          workspace: {
-            kind: "LocalWorkspace",
-            working_dir: isolated ? "/workspace/project" : "project",
-          },
-          conversation_id: conversationId,
-          tags: {},
-          max_iterations: 50,
-          stuck_detection: true,
-        }),
+        body: JSON.stringify({ role: "user", content: text("finish the task"), run: false }),
       });
-      expect(opened.status).toBeLessThan(300);
-      const history = await fetch(
-        `${agentServerUrl}/api/conversations/${conversationId}/events/search?limit=100`,
-        { headers: session },
-      );
-      expect(history.status).toBe(200);
-      const socket = await openEventSocket(
-        agentServerUrl,
-        conversationId,
-        sandbox.session_api_key,
-        "first-frame",
-      );
-      try {
-        // 4. send_message (run: false), then run(); poll execution_status.
-        const sent = await fetch(`${agentServerUrl}/api/conversations/${conversationId}/events`, {
-          method: "POST",
-          headers: session,
-          body: JSON.stringify({ role: "user", content: text("finish the task"), run: false }),
-        });
-        expect(sent.status).toBe(200);
-        const run = await fetch(`${agentServerUrl}/api/conversations/${conversationId}/run`, {
-          method: "POST",
-          headers: session,
-        });
-        expect([200, 201, 204, 409]).toContain(run.status);
-        await pollUntil(
-          async () => {
-            const res = await fetch(`${agentServerUrl}/api/conversations/${conversationId}`, {
-              headers: session,
-            });
-            return ((await res.json()) as { execution_status: string }).execution_status;
-          },
-          (status) => status === "finished",
-          "the agent did not finish",
-        );
-        expect(llm.calls()).toBeGreaterThan(0);
-        await socket.waitFor((f) => f.kind === "MessageEvent" && f.source === "user", "message");
-      } finally {
-        socket.close();
-      }
-
-      // (chain) The conversation the SDK made on the agent server, through our API.
-      const registered = await readConversation(sdk, conversationId);
-      expect(registered).toMatchObject({ id: conversationId, sandbox_id: sandboxId });
-      await sendThroughProxy(sdk, conversationId, "finish again");
-      const events = await pollUntil(
-        () =>
-          sdk("GET", api(`/conversation/${conversationId}/events/search?kind__eq=MessageEvent`)),
-        (a: Answer) => a.body.items.filter((e: Frame) => e.source === "user").length === 2,
-        "both user messages were not stored",
-      );
-      expect(events.body.items.every((e: Frame) => e.kind === "MessageEvent")).toBe(true);
-
-      // 6. The SDK cannot pause (pause() raises); (chain) pause through our API, then the SDK's
-      // resume: POST …/resume without a body, and the same wait.
-      expect((await sdk("POST", api(`/sandboxes/${sandboxId}/pause`))).status).toBe(200);
-      expect((await sdk("POST", api(`/sandboxes/${sandboxId}/resume`))).status).toBe(200);
-      await waitUntilRunning(sdk, sandboxId);
-
-      // 7. cleanup(): DELETE /sandboxes/{id}?sandbox_id={id}.
-      const deleted = await sdk("DELETE", api(`/sandboxes/${sandboxId}?sandbox_id=${sandboxId}`));
-      expect(deleted.status).toBe(200);
-      expect((await sdk("GET", api(`/sandboxes?id=${sandboxId}`))).body).toEqual([null]);
-      expect(await readConversation(sdk, conversationId)).toMatchObject({
-        sandbox_status: "MISSING",
-        archived: true,
+      expect(sent.status).toBe(200);
+      const run = await fetch(`${agentServerUrl}/api/conversations/${conversationId}/run`, {
+        method: "POST",
+        headers: session,
       });
-      // (chain) Its events stay readable through the search path.
-      const archived = await sdk("GET", api(`/conversation/${conversationId}/events/search`));
-      expect(archived.body.items.length).toBeGreaterThanOrEqual(events.body.items.length);
+      expect([200, 201, 204, 409]).toContain(run.status);
+      await pollUntil(
+        async () => {
+          const res = await fetch(`${agentServerUrl}/api/conversations/${conversationId}`, {
+            headers: session,
+          });
+          return ((await res.json()) as { execution_status: string }).execution_status;
+        },
+        (status) => status === "finished",
+        "the agent did not finish",
+      );
+      expect(llm.calls()).toBeGreaterThan(0);
+      await socket.waitFor((f) => f.kind === "MessageEvent" && f.source === "user", "message");
     } finally {
-      await llm.close();
+      socket.close();
     }
+
+    // (chain) The conversation the SDK made on the agent server, through our API.
+    const registered = await readConversation(sdk, conversationId);
+    expect(registered).toMatchObject({ id: conversationId, sandbox_id: sandboxId });
+    await sendThroughProxy(sdk, conversationId, "finish again");
+    const events = await pollUntil(
+      () => sdk("GET", api(`/conversation/${conversationId}/events/search?kind__eq=MessageEvent`)),
+      (a: Answer) => a.body.items.filter((e: Frame) => e.source === "user").length === 2,
+      "both user messages were not stored",
+    );
+    expect(events.body.items.every((e: Frame) => e.kind === "MessageEvent")).toBe(true);
+
+    // 6. The SDK cannot pause (pause() raises); (chain) pause through our API, then the SDK's
+    // resume: POST …/resume without a body, and the same wait.
+    expect((await sdk("POST", api(`/sandboxes/${sandboxId}/pause`))).status).toBe(200);
+    expect((await sdk("POST", api(`/sandboxes/${sandboxId}/resume`))).status).toBe(200);
+    await waitUntilRunning(sdk, sandboxId);
+
+    // 7. cleanup(): DELETE /sandboxes/{id}?sandbox_id={id}.
+    const deleted = await sdk("DELETE", api(`/sandboxes/${sandboxId}?sandbox_id=${sandboxId}`));
+    expect(deleted.status).toBe(200);
+    expect((await sdk("GET", api(`/sandboxes?id=${sandboxId}`))).body).toEqual([null]);
+    expect(await readConversation(sdk, conversationId)).toMatchObject({
+      sandbox_status: "MISSING",
+      archived: true,
+    });
+    // (chain) Its events stay readable through the search path.
+    const archived = await sdk("GET", api(`/conversation/${conversationId}/events/search`));
+    expect(archived.body.items.length).toBeGreaterThanOrEqual(events.body.items.length);
   });
 });

@@ -13,7 +13,10 @@ import { claimWarmSandbox } from "../warm-pool/claim";
 import { evictWarmSandboxAtLimit } from "../warm-pool/evict";
 import { refillWarmPoolSoon } from "../warm-pool/pool-state";
 import { egressPolicyOf, specEgressPolicy } from "./egress-policy";
+import type { SandboxLink } from "./sandbox-link";
 import { updateSandbox } from "./status";
+
+export type { SandboxLink } from "./sandbox-link";
 
 const ACTIVE = ["STARTING", "RUNNING"];
 
@@ -37,12 +40,6 @@ export async function assertCapacity(
     );
   }
 }
-
-/**
- * Written in the transaction that makes a sandbox the caller's (a new row, or a warm-pool claim):
- * whatever must never be without it (a conversation's start task names the sandbox it started).
- */
-export type SandboxLink = (tx: Repositories, sandboxId: string) => Promise<void>;
 
 /**
  * A RUNNING sandbox from the warm pool when it has one for this request, else a new one: recorded

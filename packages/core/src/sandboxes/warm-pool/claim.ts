@@ -5,7 +5,7 @@ import type { CoreDeps } from "../../deps";
 import type { StartSandboxInput } from "../contracts";
 import { lifetimeDueAt as dueAt, initialLifetime, type LifetimePolicy } from "../lifetime/policy";
 import { sameEgressPolicy } from "../service/egress-policy";
-import type { SandboxLink } from "../service/start-sandbox";
+import type { SandboxLink } from "../service/sandbox-link";
 import { updateSandbox } from "../service/status";
 import { isPoolMember, newSessionKey, POOL_OWNER_ID, poolState } from "./pool-state";
 
