@@ -19,6 +19,8 @@ export interface HostSetupOptions {
   /** OCI runtime the daemon must know (HostConfig.Runtime), or undefined for its default. */
   ociRuntime: string | undefined;
   logger: RuntimeLogger;
+  /** Containers' DNS goes to the control plane's resolver on the gateway (egress enforced). */
+  resolverOnGateway: boolean;
 }
 
 /**
@@ -57,7 +59,7 @@ export class HostSetup {
     try {
       const removed = await removeSandboxNetworkIfUnused(this.docker, network, instance);
       if (removed === null) return;
-      if (firewall !== "off") await unprotectHostFrom(removed.bridge);
+      if (firewall !== "off") await unprotectHostFrom(removed.bridge, removed.gateway);
       logger.info({ network }, "sandbox network removed (no sandboxes left)");
     } catch (error) {
       logger.warn({ network, err: error }, "sandbox network not removed");
@@ -69,7 +71,8 @@ export class HostSetup {
     if (ociRuntime !== undefined) await this.checkOciRuntime(ociRuntime);
     const network = await ensureSandboxNetwork(this.docker, name, instance);
     if (firewall !== "off") {
-      const problem = await protectHostFrom(network.bridge);
+      const resolver = this.options.resolverOnGateway ? network.gateway : null;
+      const problem = await protectHostFrom(network.bridge, resolver);
       if (problem !== null) {
         const message = `sandboxes on ${name} can reach services listening on the host's addresses: ${problem}`;
         if (firewall === "iptables") throw new Error(message);

@@ -19,7 +19,7 @@ import { addSetElements } from "./sandbox-network";
 /** What the resolver needs of a sandbox at the time of a query. */
 export interface ResolverContext {
   policy: SandboxEgressPolicy;
-  /** Its namespace, where learnt addresses go into the name rules' sets. */
+  /** Its namespace (a name, or a path), where learnt addresses go into the name rules' sets. */
   netns: string;
 }
 
@@ -102,7 +102,8 @@ export class SandboxResolver {
     for (const id of [...this.sockets.keys()]) this.close(id);
   }
 
-  private async answer(sandboxId: string, message: Buffer): Promise<Buffer | null> {
+  /** The reply to one query of the sandbox (null: not a query); for sockets held elsewhere too. */
+  async answer(sandboxId: string, message: Buffer): Promise<Buffer | null> {
     const query = parseQuery(message);
     const context = this.contextOf(sandboxId);
     if (query === null) return null;
