@@ -37,7 +37,7 @@ export async function selectRuntime(
   log: Logger,
   options: SelectRuntimeOptions = {},
 ): Promise<SandboxRuntime> {
-  if ((env.DOCKER_HOSTS ?? "").trim() !== "") return multiHostRuntime(env, log);
+  if ((env.DOCKER_HOSTS ?? "").trim() !== "") return multiHostRuntime(env, log, options);
   const docker = dockerConnection(env);
   let kind = env.SANDBOX_RUNTIME;
   if (kind === "auto") {
@@ -65,6 +65,7 @@ export async function selectRuntime(
       logger: runtimeLog,
       hostFirewall: env.DOCKER_HOST_FIREWALL,
       ...(env.DOCKER_RUNTIME ? { ociRuntime: env.DOCKER_RUNTIME } : {}),
+      egress: { operator: options.operatorEgress ?? { allow: [] } },
     });
     try {
       await runtime.prepare();
@@ -110,7 +111,11 @@ export async function selectRuntime(
  * DOCKER_HOSTS: sandboxes over several Docker daemons (see packages/runtime's MultiHostRuntime).
  * It means the docker runtime; DOCKER_HOST is then not used.
  */
-async function multiHostRuntime(env: Env, log: Logger): Promise<SandboxRuntime> {
+async function multiHostRuntime(
+  env: Env,
+  log: Logger,
+  options: SelectRuntimeOptions,
+): Promise<SandboxRuntime> {
   if (env.SANDBOX_RUNTIME === "process") {
     throw new ConfigError(
       "DOCKER_HOSTS is set but SANDBOX_RUNTIME=process; unset one of them (DOCKER_HOSTS needs the docker runtime)",
@@ -126,6 +131,7 @@ async function multiHostRuntime(env: Env, log: Logger): Promise<SandboxRuntime> 
       logger: log.child({ component: "runtime" }),
       hostFirewall: env.DOCKER_HOST_FIREWALL,
       ...(env.DOCKER_RUNTIME ? { ociRuntime: env.DOCKER_RUNTIME } : {}),
+      egress: { operator: options.operatorEgress ?? { allow: [] } },
     });
     log.info(
       { runtime: "docker", dockerHosts: hosts.map(describeDockerHost) },

@@ -97,6 +97,8 @@ export interface SandboxRuntime {
   readonly isolation: IsolationLevel;
   /** Optional: whose network sandboxes are on (a runtime without it does not say). */
   readonly network?: NetworkIsolation;
+  /** What else `isolation` includes or lacks here, in a sentence (the process runtime's seccomp filter). */
+  readonly isolationDetail?: string;
   /**
    * Launches the sandbox and returns at once (state `starting` or `running`). A sandbox whose
    * agent server died before it was even listening comes back `exited` with `detail`; it still

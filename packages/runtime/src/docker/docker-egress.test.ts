@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LanHost } from "../process/test/lan-host";
 import { PROBE_SCRIPT, probeFromHost } from "../process/test/probe";
 import { detectContainerEgress } from "./container-egress";
-import type { DockerRuntime } from "./docker-runtime";
+import { dockerConnectionFromHost } from "./docker-connection";
+import { DockerRuntime } from "./docker-runtime";
 import { containerNameFor } from "./labels";
 import { testDockerConnection } from "./test/connection";
 import {
@@ -48,6 +49,14 @@ interface Sandbox {
 function policy(overrides: Partial<SandboxEgressPolicy> = {}): SandboxEgressPolicy {
   return { allowInternet: true, allowOut: [], denyOut: [], ...overrides };
 }
+
+describe("DockerRuntime on a daemon of another machine", () => {
+  it("does not claim the egress policy, and says why", () => {
+    const remote = new DockerRuntime({ docker: dockerConnectionFromHost("tcp://127.0.0.1:9") });
+    expect(remote.network).toBeUndefined();
+    expect(remote.isolationDetail).toMatch(/^egress policy NOT enforced: .*not on this machine/);
+  });
+});
 
 describe.runIf(mustRun)("DockerRuntime: the egress policy", { timeout: 120_000 }, () => {
   const lan = new LanHost();

@@ -59,7 +59,7 @@ export class HostSetup {
     try {
       const removed = await removeSandboxNetworkIfUnused(this.docker, network, instance);
       if (removed === null) return;
-      if (firewall !== "off") await unprotectHostFrom(removed.bridge, removed.gateway);
+      if (firewall !== "off") await unprotectHostFrom(removed.bridge);
       logger.info({ network }, "sandbox network removed (no sandboxes left)");
     } catch (error) {
       logger.warn({ network, err: error }, "sandbox network not removed");
@@ -71,8 +71,7 @@ export class HostSetup {
     if (ociRuntime !== undefined) await this.checkOciRuntime(ociRuntime);
     const network = await ensureSandboxNetwork(this.docker, name, instance);
     if (firewall !== "off") {
-      const resolver = this.options.resolverOnGateway ? network.gateway : null;
-      const problem = await protectHostFrom(network.bridge, resolver);
+      const problem = await protectHostFrom(network.bridge, this.options.resolverOnGateway);
       if (problem !== null) {
         const message = `sandboxes on ${name} can reach services listening on the host's addresses: ${problem}`;
         if (firewall === "iptables") throw new Error(message);

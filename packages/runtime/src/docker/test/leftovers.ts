@@ -48,6 +48,6 @@ export async function removeLeftovers(docker: Dockerode, testRun: string): Promi
     const instance = network.Labels?.[MANAGED_LABEL] ?? "";
     if (!TEST_INSTANCE.test(instance)) continue;
     const removed = await removeSandboxNetworkIfUnused(docker, network.Name, instance);
-    if (removed !== null) await unprotectHostFrom(removed.bridge, removed.gateway);
+    if (removed !== null) await unprotectHostFrom(removed.bridge);
   }
 }
