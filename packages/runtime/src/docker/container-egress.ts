@@ -14,7 +14,7 @@ import {
   EGRESS_TABLE,
   RESOLVER_PORT,
 } from "../process/network/egress-ruleset";
-import { DenialReporter } from "../process/network/refused-destinations";
+import { DenialReporter, readRefused } from "../process/network/refused-destinations";
 import { applyRuleset, listSet } from "../process/network/sandbox-network";
 import { SandboxResolver } from "../process/network/sandbox-resolver";
 import type { RuntimeLogger } from "../types";
@@ -174,16 +174,36 @@ export class ContainerEgress {
     );
   }
 
-  /** Records the policy; applies it at once when the container runs (`where`). */
+  /**
+   * Records the policy; applies it at once when the container runs (`where`), after reporting
+   * what the old table refused (under the old policy).
+   */
   async setPolicy(
     sandboxId: string,
     policy: SandboxEgressPolicy,
     where: ContainerNetwork | null,
   ): Promise<boolean> {
+    await this.reportRefused(sandboxId);
     this.policies.set(sandboxId, policy);
     if (where === null) return false;
     await this.apply(sandboxId, where, policy);
     return true;
+  }
+
+  /** Reports the destinations the container's table refused since the last read (one `nft` call). */
+  async reportRefused(sandboxId: string): Promise<void> {
+    const where = this.applied.get(sandboxId);
+    const policy = this.policies.get(sandboxId);
+    if (where === undefined || policy === undefined) return;
+    try {
+      const refused = await readRefused(this.tools, netnsOf(where.pid));
+      this.denials.reportRefused(sandboxId, refused, policy);
+    } catch (error) {
+      this.logger.debug(
+        { sandboxId, reason: errorMessage(error) },
+        "refused destinations not read",
+      );
+    }
   }
 
   forget(sandboxId: string): void {

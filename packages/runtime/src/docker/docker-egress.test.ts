@@ -91,6 +91,7 @@ describe.runIf(mustRun)("DockerRuntime: the egress policy", { timeout: 120_000 }
     await lan.start();
     operatorPolicy = { allow: [lanCidr()] };
     plain = createRuntime({ egress: { operator: { allow: [] }, resolveName } });
+    plain.onEgressDenied((denial) => denials.push(denial));
     operator = createRuntime({
       instance: `${testInstance}-op`,
       egress: { operator: operatorPolicy, resolveName },
@@ -116,6 +117,16 @@ describe.runIf(mustRun)("DockerRuntime: the egress policy", { timeout: 120_000 }
     await plain.setEgressPolicy(a.id, policy());
     expect(await probe(a, "http", lan.address, "8080")).toMatch(REFUSED);
     expect(await probe(a, "udp", lan.address, "53")).toMatch(REFUSED);
+  });
+
+  it("reports refused connections to addresses when asked, once each", async () => {
+    expect(await probe(a, "tcp", lan.address, "8080")).toMatch(REFUSED);
+    await plain.reportEgressDenials(a.id);
+    const ofLan = () =>
+      denials.filter((d) => d.sandboxId === a.id && d.destination === `${lan.address}:8080`);
+    expect(ofLan()).toEqual([expect.objectContaining({ rule: "non-public range (reserved)" })]);
+    await plain.reportEgressDenials(a.id);
+    expect(ofLan()).toHaveLength(1);
   });
 
   it("lets allow_out win over deny_out", async () => {

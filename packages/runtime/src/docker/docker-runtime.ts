@@ -327,6 +327,7 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
     const found = await this.findContainer(sandboxId);
     if (found === null) return;
     this.deleting.add(sandboxId);
+    await this.egress?.reportRefused(sandboxId);
     try {
       // A frozen process cannot act on SIGTERM, so a paused sandbox goes straight to SIGKILL.
       if (found.info.State.Running && !found.info.State.Paused) {
@@ -359,6 +360,19 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
 
   onEgressDenied(listener: (denial: EgressDenial) => void): void {
     this.egress?.onDenied(listener);
+  }
+
+  /**
+   * Reports (through `onEgressDenied`) the connections to addresses the sandbox's table refused
+   * since the last read; read on demand (here, on a policy change and on delete), never by a
+   * timer. Names refused by the resolver are reported at once.
+   */
+  async reportEgressDenials(sandboxId: string): Promise<void> {
+    if (this.egress === null) return;
+    const found = await this.findContainer(sandboxId);
+    if (found === null) return;
+    await this.keepEnforced(sandboxId, found.info);
+    await this.egress.reportRefused(sandboxId);
   }
 
   async list(): Promise<RuntimeSandbox[]> {

@@ -215,6 +215,12 @@ export class MultiHostRuntime
     for (const host of this.hosts) host.runtime.onEgressDenied(listener);
   }
 
+  /** The refused connections of the sandbox's table, read on its host (see DockerRuntime). */
+  async reportEgressDenials(sandboxId: string): Promise<void> {
+    const host = await this.locate(sandboxId);
+    if (host?.isUp) await host.whileUp(host.runtime.reportEgressDenials(sandboxId));
+  }
+
   /**
    * On a host that is down the sandbox is forgotten at once and its container removed when the
    * host answers again: the control plane's record can go, nothing there can run unseen.
