@@ -47,7 +47,7 @@ export async function selectRuntime(
   options: SelectRuntimeOptions = {},
 ): Promise<SandboxRuntime> {
   const notice = options.notice ?? (() => undefined);
-  if ((env.DOCKER_HOSTS ?? "").trim() !== "") return multiHostRuntime(env, log, notice);
+  if ((env.DOCKER_HOSTS ?? "").trim() !== "") return multiHostRuntime(env, log, options);
   const docker = dockerConnection(env);
   let kind = env.SANDBOX_RUNTIME;
   if (kind === "auto") {
@@ -81,6 +81,7 @@ export async function selectRuntime(
       logger: runtimeLog,
       hostFirewall: env.DOCKER_HOST_FIREWALL,
       ...(env.DOCKER_RUNTIME ? { ociRuntime: env.DOCKER_RUNTIME } : {}),
+      egress: { operator: options.operatorEgress ?? { allow: [] } },
     });
     try {
       await runtime.prepare();
@@ -129,7 +130,7 @@ export async function selectRuntime(
 async function multiHostRuntime(
   env: Env,
   log: Logger,
-  notice: StartupNotice,
+  options: SelectRuntimeOptions,
 ): Promise<SandboxRuntime> {
   if (env.SANDBOX_RUNTIME === "process") {
     throw new ConfigError(
@@ -146,6 +147,7 @@ async function multiHostRuntime(
       logger: log.child({ component: "runtime" }),
       hostFirewall: env.DOCKER_HOST_FIREWALL,
       ...(env.DOCKER_RUNTIME ? { ociRuntime: env.DOCKER_RUNTIME } : {}),
+      egress: { operator: options.operatorEgress ?? { allow: [] } },
     });
     log.info(
       { runtime: "docker", dockerHosts: hosts.map(describeDockerHost) },
@@ -162,7 +164,9 @@ async function multiHostRuntime(
   }
   // Hosts down at start are tolerated (their sandboxes are adopted once they answer), but named.
   for (const host of runtime.hosts.filter((h) => !h.isUp)) {
-    notice(`DOCKER_HOSTS: ${host.downDetail()}; sandboxes go to the other hosts until it answers`);
+    options.notice?.(
+      `DOCKER_HOSTS: ${host.downDetail()}; sandboxes go to the other hosts until it answers`,
+    );
   }
   return runtime;
 }

@@ -1,10 +1,28 @@
 import { EventEmitter } from "node:events";
+import { existsSync } from "node:fs";
+import {
+  DEFAULT_SANDBOX_EGRESS,
+  type EgressDenial,
+  type SandboxEgressPolicy,
+} from "@sandbox-server/egress";
 import type Dockerode from "dockerode";
 import { errorMessage } from "../error-message";
 import { probeHealth, waitForHealth } from "../health";
 import { silentLogger } from "../logger";
-import type { RuntimeLogger, RuntimeSandbox, SandboxRuntime, StartSandboxOptions } from "../types";
+import type {
+  NetworkIsolation,
+  RuntimeLogger,
+  RuntimeSandbox,
+  SandboxRuntime,
+  StartSandboxOptions,
+} from "../types";
 import { buildContainerConfig, type ContainerDefaults } from "./container-config";
+import {
+  ContainerEgress,
+  containerNetworkOf,
+  detectContainerEgress,
+  EGRESS_LABEL,
+} from "./container-egress";
 import { readContainerLogTail } from "./container-logs";
 import { describeExit, observeContainer } from "./container-state";
 import { describeDockerError, dockerStatusCode, isNotFound } from "./docker-errors";
@@ -17,7 +35,7 @@ import {
   DEFAULT_SANDBOX_IMAGE,
   type DockerRuntimeOptions,
 } from "./options";
-import { isMissingNetworkError, networkNameFor } from "./sandbox-network";
+import { isMissingNetworkError, networkNameFor, type SandboxNetwork } from "./sandbox-network";
 import { type ContainerExit, ContainerExitWatcher } from "./watch-exits";
 
 export interface DockerRuntimeEvents {
@@ -59,6 +77,10 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
   private readonly deleting = new Set<string>();
   /** FinishedAt of the last exit reported per sandbox, so a replayed event is not reported twice. */
   private readonly reportedExits = new Map<string, string>();
+  /** Enforces the sandboxes' egress policies; null where it cannot (`egressProblem` says why). */
+  private egress: ContainerEgress | null;
+  private egressProblem: string | null;
+  private egressWarned = false;
   private closed = false;
 
   constructor(options: DockerRuntimeOptions = {}) {
@@ -77,12 +99,23 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
     this.resumeTimeoutMs = options.resumeTimeoutMs ?? 30_000;
     this.stopTimeoutSeconds = options.stopTimeoutSeconds ?? 5;
     this.logger = options.logger ?? silentLogger;
+    const egress = detectContainerEgress(options.docker ?? DEFAULT_DOCKER_OPTIONS);
+    this.egress = egress.usable
+      ? new ContainerEgress(
+          egress.tools,
+          options.egress?.operator ?? { allow: [] },
+          this.logger,
+          options.egress?.resolveName,
+        )
+      : null;
+    this.egressProblem = egress.usable ? null : egress.reason;
     this.hostSetup = new HostSetup(this.docker, {
       network: this.defaults.network ?? networkNameFor(instance),
       instance,
       firewall: options.hostFirewall ?? "auto",
       ociRuntime: options.ociRuntime,
       logger: this.logger,
+      resolverOnGateway: this.egress !== null,
     });
     this.exitWatcher = new ContainerExitWatcher(
       this.docker,
@@ -97,13 +130,42 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
     });
   }
 
+  /** `own` while sandboxes' egress policies are enforced; unsaid otherwise (not the host's network either). */
+  get network(): NetworkIsolation | undefined {
+    return this.egress ? "own" : undefined;
+  }
+
+  get isolationDetail(): string {
+    return this.egress
+      ? "egress policy enforced by nftables in each container's network namespace; names through the control plane's resolver"
+      : `egress policy NOT enforced: ${this.egressProblem ?? "unknown"}`;
+  }
+
   /**
    * Creates the sandbox network (and the host's firewall rules for it) and checks the OCI
    * runtime, once; `start` does it too. Call it at boot to fail fast on a daemon that cannot host
-   * sandboxes as configured.
+   * sandboxes as configured. Warns when sandboxes' egress policies cannot be enforced.
    */
   async prepare(): Promise<void> {
-    await this.hostSetup.ensure();
+    await this.ensureHost();
+  }
+
+  /** The host set up, and whether its bridge is here (else the policy cannot be enforced). */
+  private async ensureHost(): Promise<SandboxNetwork> {
+    const network = await this.hostSetup.ensure();
+    if (this.egress && !existsSync(`/sys/class/net/${network.bridge}`)) {
+      await this.egress.close();
+      this.egress = null;
+      this.egressProblem = `the sandbox network's bridge ${network.bridge} is not in this process's network namespace (a daemon in another namespace or machine)`;
+    }
+    if (this.egress === null && !this.egressWarned) {
+      this.egressWarned = true;
+      this.logger.warn(
+        { reason: this.egressProblem },
+        "sandboxes' egress policies are NOT enforced on this Docker host: they reach what the host's network reaches, private ranges included",
+      );
+    }
+    return network;
   }
 
   /**
@@ -120,17 +182,28 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
     const { sandboxId } = options;
     assertValidSandboxId(sandboxId);
     const config = buildContainerConfig(options, this.defaults);
-    await this.hostSetup.ensure();
+    const policy = options.egress ?? DEFAULT_SANDBOX_EGRESS;
+    config.Labels = { ...config.Labels, [EGRESS_LABEL]: JSON.stringify(policy) };
+    let network = await this.ensureHost();
     let container: Dockerode.Container;
     try {
-      container = await this.createAndStart(sandboxId, config);
+      container = await this.createAndStart(sandboxId, withResolver(config, network, this.egress));
     } catch (error) {
       if (!(error instanceof NetworkGoneError)) throw error;
       // Removed under us (by hand, or by a cleanup that saw it unused): create it again, once.
       this.logger.warn({ sandboxId, network: this.defaults.network }, "sandbox network was gone");
       this.hostSetup.forget();
-      await this.hostSetup.ensure();
-      container = await this.createAndStart(sandboxId, config);
+      network = await this.ensureHost();
+      container = await this.createAndStart(sandboxId, withResolver(config, network, this.egress));
+    }
+    try {
+      await this.enforce(sandboxId, await container.inspect(), policy);
+    } catch (error) {
+      // Running without its policy is not an option: the sandbox does not start.
+      await container.remove({ force: true }).catch(() => undefined);
+      throw new Error(
+        `sandbox ${sandboxId}: egress policy could not be applied: ${errorMessage(error)}`,
+      );
     }
     this.logger.info(
       { sandboxId, containerId: container.id, image: config.Image },
@@ -189,6 +262,7 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
     if (found === null) return missing(sandboxId);
     const observed = observeContainer(found.info, this.defaults.publishAddress);
     const sandbox: RuntimeSandbox = { sandboxId, ...observed };
+    await this.keepEnforced(sandboxId, found.info);
     if (observed.state === "exited") {
       sandbox.detail = await this.detailFor(found, observed.detail);
     }
@@ -234,6 +308,16 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
       // which inspect reads back.
       await found.container.start().catch(ignoreStatus(304));
       this.logger.info({ sandboxId, previousExitCode: state.ExitCode }, "sandbox restarted");
+      // A new process, so a new network namespace: without a ruleset until it is given one.
+      const info = await found.container.inspect();
+      try {
+        await this.enforce(sandboxId, info, this.egress?.policyOf(sandboxId, info.Config.Labels));
+      } catch (error) {
+        await found.container.kill().catch(() => undefined);
+        throw new Error(
+          `cannot resume sandbox ${sandboxId}: egress policy could not be applied: ${errorMessage(error)}`,
+        );
+      }
     } else {
       return this.inspect(sandboxId);
     }
@@ -244,6 +328,7 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
     const found = await this.findContainer(sandboxId);
     if (found === null) return;
     this.deleting.add(sandboxId);
+    await this.egress?.reportRefused(sandboxId);
     try {
       // A frozen process cannot act on SIGTERM, so a paused sandbox goes straight to SIGKILL.
       if (found.info.State.Running && !found.info.State.Paused) {
@@ -253,9 +338,42 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
       await found.container.remove({ force: true, v: true }).catch(ignoreStatus(404, 409));
       this.logger.info({ sandboxId }, "sandbox deleted");
     } finally {
+      this.egress?.forget(sandboxId);
       setTimeout(() => this.deleting.delete(sandboxId), DELETED_MEMORY_MS).unref();
       this.reportedExits.delete(sandboxId);
     }
+  }
+
+  /**
+   * Replaces the ruleset in the container's namespace (running or paused) in one transaction;
+   * an exited container gets it when it is started again.
+   */
+  async setEgressPolicy(sandboxId: string, policy: SandboxEgressPolicy): Promise<void> {
+    const found = await this.requireContainer(sandboxId, "set the egress policy of");
+    if (this.egress === null) {
+      this.logger.warn({ sandboxId, reason: this.egressProblem }, "egress policy NOT enforced");
+      return;
+    }
+    const where = containerNetworkOf(found.info, this.networkName());
+    const live = await this.egress.setPolicy(sandboxId, policy, where);
+    this.logger.info({ sandboxId, enforced: live }, "egress policy set");
+  }
+
+  onEgressDenied(listener: (denial: EgressDenial) => void): void {
+    this.egress?.onDenied(listener);
+  }
+
+  /**
+   * Reports (through `onEgressDenied`) the connections to addresses the sandbox's table refused
+   * since the last read; read on demand (here, on a policy change and on delete), never by a
+   * timer. Names refused by the resolver are reported at once.
+   */
+  async reportEgressDenials(sandboxId: string): Promise<void> {
+    if (this.egress === null) return;
+    const found = await this.findContainer(sandboxId);
+    if (found === null) return;
+    await this.keepEnforced(sandboxId, found.info);
+    await this.egress.reportRefused(sandboxId);
   }
 
   async list(): Promise<RuntimeSandbox[]> {
@@ -279,6 +397,7 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
     this.closed = true;
     this.exitWatcher.stop();
     this.removeAllListeners();
+    await this.egress?.close();
     let timer: NodeJS.Timeout | undefined;
     const givenUp = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, CLOSE_CLEANUP_MS);
@@ -288,6 +407,44 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** Applies the policy inside the running container's network namespace (when enforced here). */
+  private async enforce(
+    sandboxId: string,
+    info: Dockerode.ContainerInspectInfo,
+    policy: SandboxEgressPolicy | undefined,
+  ): Promise<void> {
+    if (this.egress === null || policy === undefined) return;
+    const where = containerNetworkOf(info, this.networkName());
+    if (where === null) {
+      // Exited already: it gets the ruleset when it is started again.
+      if (!info.State.Running) return;
+      throw new Error("the container's process or address could not be read");
+    }
+    await this.egress.apply(sandboxId, where, policy);
+  }
+
+  /** A running container this runtime has not given a ruleset (adopted): keep or give one. */
+  private async keepEnforced(
+    sandboxId: string,
+    info: Dockerode.ContainerInspectInfo,
+  ): Promise<void> {
+    if (this.egress === null) return;
+    const where = containerNetworkOf(info, this.networkName());
+    if (where === null) return;
+    try {
+      await this.egress.ensure(sandboxId, where, info.Config.Labels ?? undefined);
+    } catch (error) {
+      this.logger.error(
+        { sandboxId, reason: errorMessage(error) },
+        "egress ruleset of a running container could not be checked or applied",
+      );
+    }
+  }
+
+  private networkName(): string {
+    return this.defaults.network ?? networkNameFor(this.defaults.instance);
   }
 
   private async createAndStart(
@@ -391,6 +548,16 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
     if (tail === "") return detail;
     return `${detail ?? "container stopped"}; last output:\n${tail}`;
   }
+}
+
+/** With egress enforced, Docker's embedded DNS forwards the container's lookups to the resolver. */
+function withResolver(
+  config: Dockerode.ContainerCreateOptions,
+  network: SandboxNetwork,
+  egress: ContainerEgress | null,
+): Dockerode.ContainerCreateOptions {
+  if (egress === null || network.gateway === null) return config;
+  return { ...config, HostConfig: { ...config.HostConfig, Dns: [network.gateway] } };
 }
 
 function missing(sandboxId: string): RuntimeSandbox {

@@ -17,6 +17,7 @@ export interface FirewallRule {
 }
 
 const COMMENT = "sandbox-server: sandboxes must not reach the host";
+const RESOLVER_COMMENT = "sandbox-server: the sandboxes' resolver";
 const REJECT = ["-j", "REJECT", "--reject-with", "icmp-port-unreachable"];
 
 /**
@@ -26,8 +27,22 @@ const REJECT = ["-j", "REJECT", "--reject-with", "icmp-port-unreachable"];
  * docker-proxy, or NAT with dockerd's --userland-proxy=false) are established ones. The link-local
  * range holds cloud metadata services.
  */
-export function firewallRulesFor(bridge: string): FirewallRule[] {
+export function firewallRulesFor(bridge: string, resolver = false): FirewallRule[] {
   const comment = ["-m", "comment", "--comment", COMMENT];
+  // Last, so it is inserted above the INPUT rule: the control plane's resolver for the sandboxes
+  // on the bridge's gateway (their egress rulesets let DNS go there and nowhere else). Not tied
+  // to the gateway's address, which changes when the network is made again.
+  const dns: FirewallRule[] = resolver
+    ? [
+        {
+          chain: "INPUT",
+          optional: false,
+          spec: ["-i", bridge, "-p", "udp", "--dport", "53"]
+            .concat(["-m", "comment", "--comment", RESOLVER_COMMENT])
+            .concat(["-j", "ACCEPT"]),
+        },
+      ]
+    : [];
   return [
     {
       chain: "INPUT",
@@ -41,6 +56,7 @@ export function firewallRulesFor(bridge: string): FirewallRule[] {
       optional: true,
       spec: ["-i", bridge, "-d", "169.254.0.0/16"].concat(comment).concat(REJECT),
     },
+    ...dns,
   ];
 }
 
@@ -48,11 +64,11 @@ export function firewallRulesFor(bridge: string): FirewallRule[] {
  * Adds the rules for one bridge, once (checked first, so repeated calls add nothing). Resolves
  * with null when the host is protected, otherwise with why not.
  */
-export async function protectHostFrom(bridge: string): Promise<string | null> {
+export async function protectHostFrom(bridge: string, resolver = false): Promise<string | null> {
   if (!existsSync(`/sys/class/net/${bridge}`)) {
     return `bridge ${bridge} is not in this process's network namespace (a remote daemon, or the control plane runs in a container)`;
   }
-  for (const rule of firewallRulesFor(bridge)) {
+  for (const rule of firewallRulesFor(bridge, resolver)) {
     if (rule.optional && (await iptables(["-S", rule.chain])).code !== 0) continue;
     const check = await iptables(["-C", rule.chain, ...rule.spec]);
     if (check.code === 0) continue;
@@ -64,7 +80,7 @@ export async function protectHostFrom(bridge: string): Promise<string | null> {
 
 /** Takes the rules of a bridge away again (all copies); a rule that is not there is fine. */
 export async function unprotectHostFrom(bridge: string): Promise<void> {
-  for (const rule of firewallRulesFor(bridge)) {
+  for (const rule of firewallRulesFor(bridge, true)) {
     for (let attempt = 0; attempt < 10; attempt++) {
       if ((await iptables(["-D", rule.chain, ...rule.spec])).code !== 0) break;
     }

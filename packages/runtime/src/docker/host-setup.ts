@@ -19,6 +19,8 @@ export interface HostSetupOptions {
   /** OCI runtime the daemon must know (HostConfig.Runtime), or undefined for its default. */
   ociRuntime: string | undefined;
   logger: RuntimeLogger;
+  /** Containers' DNS goes to the control plane's resolver on the gateway (egress enforced). */
+  resolverOnGateway: boolean;
 }
 
 /**
@@ -69,7 +71,7 @@ export class HostSetup {
     if (ociRuntime !== undefined) await this.checkOciRuntime(ociRuntime);
     const network = await ensureSandboxNetwork(this.docker, name, instance);
     if (firewall !== "off") {
-      const problem = await protectHostFrom(network.bridge);
+      const problem = await protectHostFrom(network.bridge, this.options.resolverOnGateway);
       if (problem !== null) {
         const message = `sandboxes on ${name} can reach services listening on the host's addresses: ${problem}`;
         if (firewall === "iptables") throw new Error(message);

@@ -1,7 +1,14 @@
 import { EventEmitter } from "node:events";
+import type { EgressDenial, SandboxEgressPolicy } from "@sandbox-server/egress";
 import { errorMessage } from "../error-message";
 import { silentLogger } from "../logger";
-import type { RuntimeLogger, RuntimeSandbox, SandboxRuntime, StartSandboxOptions } from "../types";
+import type {
+  NetworkIsolation,
+  RuntimeLogger,
+  RuntimeSandbox,
+  SandboxRuntime,
+  StartSandboxOptions,
+} from "../types";
 import { DockerHost, HostDownError } from "./docker-host";
 import type { DockerHostConfig } from "./docker-hosts";
 import { describeFirewallRule } from "./host-firewall";
@@ -99,6 +106,20 @@ export class MultiHostRuntime
     });
   }
 
+  /** `own` when every host enforces the sandboxes' egress policies. */
+  get network(): NetworkIsolation | undefined {
+    return this.hosts.every((host) => host.runtime.network === "own") ? "own" : undefined;
+  }
+
+  /** Whether each host enforces the egress policy (after `prepare`, which finds out). */
+  get isolationDetail(): string {
+    const details = new Set(this.hosts.map((host) => host.runtime.isolationDetail));
+    if (details.size === 1) return [...details][0] as string;
+    return this.hosts
+      .map((host) => `Docker host ${host.name}: ${host.runtime.isolationDetail}`)
+      .join("; ");
+  }
+
   /**
    * Pings every host, prepares the live ones (sandbox network, firewall where it can, OCI
    * runtime) and starts the health timer. Fails when no host answers, or a live host cannot host
@@ -183,6 +204,21 @@ export class MultiHostRuntime
   async resume(sandboxId: string): Promise<RuntimeSandbox> {
     const host = await this.require(sandboxId, "resume");
     return host.whileUp(host.runtime.resume(sandboxId));
+  }
+
+  async setEgressPolicy(sandboxId: string, policy: SandboxEgressPolicy): Promise<void> {
+    const host = await this.require(sandboxId, "set the egress policy of");
+    await host.whileUp(host.runtime.setEgressPolicy(sandboxId, policy));
+  }
+
+  onEgressDenied(listener: (denial: EgressDenial) => void): void {
+    for (const host of this.hosts) host.runtime.onEgressDenied(listener);
+  }
+
+  /** The refused connections of the sandbox's table, read on its host (see DockerRuntime). */
+  async reportEgressDenials(sandboxId: string): Promise<void> {
+    const host = await this.locate(sandboxId);
+    if (host?.isUp) await host.whileUp(host.runtime.reportEgressDenials(sandboxId));
   }
 
   /**

@@ -1,3 +1,4 @@
+import type { OperatorEgressPolicy } from "@sandbox-server/egress";
 import type { RuntimeLogger, SandboxResources } from "../types";
 import { type DockerConnection, dockerConnectionFromHost } from "./docker-connection";
 import type { HostFirewallMode } from "./host-firewall";
@@ -45,6 +46,16 @@ export interface DockerRuntimeOptions {
   /** Grace between SIGTERM and SIGKILL on delete (default 5 s). */
   stopTimeoutSeconds?: number;
   logger?: RuntimeLogger;
+  /**
+   * Sandboxes' egress: the operator's exceptions to the refused ranges (SANDBOX_EGRESS_ALLOW;
+   * default none), and how names resolve (default: as this host resolves them; tests answer
+   * their own names). Enforced where the containers' network namespaces can be entered (see
+   * container-egress.ts).
+   */
+  egress?: {
+    operator: OperatorEgressPolicy;
+    resolveName?: (name: string) => Promise<string[] | null>;
+  };
 }
 
 /**

@@ -104,7 +104,11 @@ describe.skipIf(dockerMissing)("the sandbox network", () => {
     // Preparing again (or a restarted control plane) adds no second copy.
     await runtime.prepare();
     const listed = spawnSync("iptables", ["-w", "5", "-S", "INPUT"]).stdout.toString();
-    expect(listed.split("\n").filter((line) => line.includes(` ${bridge} `))).toHaveLength(1);
+    const ofBridge = listed.split("\n").filter((line) => line.includes(` ${bridge} `));
+    // The refusal, and (with egress enforced here) the sandboxes' DNS to the resolver above it.
+    expect(ofBridge.filter((line) => line.includes("REJECT"))).toHaveLength(1);
+    expect(ofBridge.length).toBe(runtime.network === "own" ? 2 : 1);
+    if (runtime.network === "own") expect(ofBridge[0]).toMatch(/--dport 53 .*-j ACCEPT/);
 
     await runtime.close();
     expect(await inspectNetwork(networkNameFor(`${testInstance}-firewall`))).toBeNull();

@@ -122,4 +122,15 @@ describe("compileEgressRuleset", () => {
       "set allow_port4 { type ipv4_addr . inet_service; flags timeout; elements = { 151.101.0.223 . 443 timeout 3600s }; }",
     );
   });
+
+  it("lets DNS through to a resolver address outside the namespace, and to no other", () => {
+    const rules = rulesOf(
+      compileEgressRuleset({ policy: open, operator: none, resolverAddress: "172.28.0.1" }),
+    );
+    const resolver = rules.indexOf(
+      "ip daddr 172.28.0.1 meta l4proto { tcp, udp } th dport 53 accept",
+    );
+    expect(resolver).toBeGreaterThan(rules.indexOf("ip daddr @metadata4 jump refuse"));
+    expect(resolver).toBe(rules.indexOf("meta l4proto { tcp, udp } th dport 53 jump refuse") - 1);
+  });
 });

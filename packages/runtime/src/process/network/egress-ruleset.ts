@@ -39,6 +39,11 @@ export interface EgressRulesetInput {
   operator: OperatorEgressPolicy;
   /** Addresses of the policy's exact host names, resolved up front. */
   resolved?: ResolvedAddress[];
+  /**
+   * Where the sandbox's resolver answers when it is not on the namespace's loopback (a Docker
+   * container's bridge gateway): DNS to this address, and no other, is let through.
+   */
+  resolverAddress?: string;
 }
 
 /** The operator entries that are a host-loopback address with a port (the others cannot be forwarded). */
@@ -111,6 +116,11 @@ export function compileEgressRuleset(input: EgressRulesetInput): string {
     "    icmpv6 type { nd-router-solicit, nd-neighbor-solicit, nd-neighbor-advert } accept",
     "    ip daddr @metadata4 jump refuse",
     "    ip6 daddr @metadata6 jump refuse",
+    ...(input.resolverAddress
+      ? [
+          `    ${familyOf(input.resolverAddress) === 4 ? "ip" : "ip6"} daddr ${input.resolverAddress} meta l4proto { tcp, udp } th dport ${RESOLVER_PORT} accept`,
+        ]
+      : []),
     `    meta l4proto { tcp, udp } th dport ${RESOLVER_PORT} jump refuse`,
     ...policy.allowOut.flatMap((target) => cidrRules(target, "accept")),
     ...nameSetRules("allow", "accept"),

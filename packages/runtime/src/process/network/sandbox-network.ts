@@ -23,8 +23,9 @@ export function netnsNameFor(sandboxDir: string): string {
   return `ssn-${createHash("sha256").update(sandboxDir).digest("hex").slice(0, 16)}`;
 }
 
+/** A named namespace's path; a path (`/proc/<pid>/ns/net`, a container's) is taken as it is. */
 export function netnsPathOf(name: string): string {
-  return `${NETNS_DIR}/${name}`;
+  return name.startsWith("/") ? name : `${NETNS_DIR}/${name}`;
 }
 
 // One spawn: the namespace (unless it exists: a relaunch) and its loopback up, which the agent

@@ -22,7 +22,7 @@ export interface ResolverContext {
   policy: SandboxEgressPolicy;
   /** A name an allow_out rule matches opens a non-public address only where this opens it too. */
   operator: OperatorEgressPolicy;
-  /** Its namespace, where learnt addresses go into the name rules' sets. */
+  /** Its namespace (a name, or a path), where learnt addresses go into the name rules' sets. */
   netns: string;
 }
 
@@ -105,7 +105,8 @@ export class SandboxResolver {
     for (const id of [...this.sockets.keys()]) this.close(id);
   }
 
-  private async answer(sandboxId: string, message: Buffer): Promise<Buffer | null> {
+  /** The reply to one query of the sandbox (null: not a query); for sockets held elsewhere too. */
+  async answer(sandboxId: string, message: Buffer): Promise<Buffer | null> {
     const query = parseQuery(message);
     const context = this.contextOf(sandboxId);
     if (query === null) return null;
