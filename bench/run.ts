@@ -19,6 +19,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { agentServer } from "./figures/agent-server";
 import { density } from "./figures/density";
+import { egressDownload } from "./figures/egress-download";
 import { eventStream } from "./figures/event-stream";
 import { firstReply } from "./figures/first-reply";
 import { lifetimeSweep } from "./figures/lifetime-sweep";
@@ -50,6 +51,7 @@ const repoRoot = fileURLToPath(new URL("..", import.meta.url));
 const FIGURES: Entry[] = [
   { name: "proxy", key: "proxy_overhead", run: proxyOverhead, needsWrk: true },
   { name: "sandbox-start", key: "sandbox_start", run: sandboxStart },
+  { name: "egress-download", key: "egress_download", run: egressDownload },
   { name: "warm-pool", key: "warm_pool_claim", run: warmPool },
   { name: "pause-resume", key: "pause_resume_first_message", run: pauseResume },
   { name: "first-reply", key: "conversation_first_reply", run: firstReply },

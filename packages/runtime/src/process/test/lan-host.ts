@@ -7,8 +7,9 @@ const exec = promisify(execFile);
 /**
  * A "LAN host" for network tests: a network namespace of the test's own, joined to the host by a
  * veth pair on 198.18.<n>.0/30 (benchmarking space: refused to sandboxes unless the operator
- * allows it), running an HTTP server on :8080 and a UDP echo on :53. The host reaches it as any
- * machine on its LAN; so does pasta, on a sandbox's behalf.
+ * allows it), running an HTTP server on :8080 (`/blob?mib=N` streams N MiB, anything else answers
+ * `lan-host`) and a UDP echo on :53. The host reaches it as any machine on its LAN; so does
+ * pasta, on a sandbox's behalf.
  */
 export class LanHost {
   readonly name = `ssnt-lan-${randomBytes(3).toString("hex")}`;
@@ -39,7 +40,18 @@ export class LanHost {
     await ip("-n", this.name, "link", "set", "lo", "up");
     await ip("-n", this.name, "route", "add", "default", "via", `198.18.${this.subnet}.1`);
     const program = `
-      require("http").createServer((q, r) => r.end("lan-host")).listen(8080, "${this.address}");
+      const chunk = Buffer.alloc(1 << 20, 120);
+      require("http").createServer((q, r) => {
+        const url = new URL(q.url, "http://lan-host");
+        if (url.pathname !== "/blob") return r.end("lan-host");
+        let left = Number(url.searchParams.get("mib"));
+        r.writeHead(200, { "content-length": String(left * chunk.length) });
+        const pump = () => {
+          while (left > 0) { left--; if (!r.write(chunk)) return r.once("drain", pump); }
+          r.end();
+        };
+        pump();
+      }).listen(8080, "${this.address}");
       const u = require("dgram").createSocket("udp4");
       u.on("message", (m, p) => u.send(m, p.port, p.address));
       u.bind(53, "${this.address}", () => console.log("ready"));`;
