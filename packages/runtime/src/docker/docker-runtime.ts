@@ -199,6 +199,10 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
     try {
       await this.enforce(sandboxId, await container.inspect(), policy);
     } catch (error) {
+      // A container that ended before its table could go in runs nothing to hold back: it is
+      // `exited` like any sandbox whose agent server died at once (resume applies the table).
+      const after = await container.inspect().catch(() => null);
+      if (after && !after.State.Running) return this.read(sandboxId, { probe: false });
       // Running without its policy is not an option: the sandbox does not start.
       await container.remove({ force: true }).catch(() => undefined);
       throw new Error(
@@ -313,6 +317,9 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
       try {
         await this.enforce(sandboxId, info, this.egress?.policyOf(sandboxId, info.Config.Labels));
       } catch (error) {
+        // Ended again before its table could go in: the wait below says why it ended.
+        const after = await found.container.inspect().catch(() => null);
+        if (after && !after.State.Running) return this.waitUntilReady(sandboxId, 0);
         await found.container.kill().catch(() => undefined);
         throw new Error(
           `cannot resume sandbox ${sandboxId}: egress policy could not be applied: ${errorMessage(error)}`,
