@@ -196,13 +196,13 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
       network = await this.ensureHost();
       container = await this.createAndStart(sandboxId, withResolver(config, network, this.egress));
     }
+    const started = await container.inspect();
     try {
-      await this.enforce(sandboxId, await container.inspect(), policy);
+      await this.enforce(sandboxId, started, policy);
     } catch (error) {
       // A container that ended before its table could go in runs nothing to hold back: it is
       // `exited` like any sandbox whose agent server died at once (resume applies the table).
-      const after = await container.inspect().catch(() => null);
-      if (after && !after.State.Running) return this.read(sandboxId, { probe: false });
+      if (processEnded(started)) return this.read(sandboxId, { probe: false });
       // Running without its policy is not an option: the sandbox does not start.
       await container.remove({ force: true }).catch(() => undefined);
       throw new Error(
@@ -317,9 +317,8 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
       try {
         await this.enforce(sandboxId, info, this.egress?.policyOf(sandboxId, info.Config.Labels));
       } catch (error) {
-        // Ended again before its table could go in: the wait below says why it ended.
-        const after = await found.container.inspect().catch(() => null);
-        if (after && !after.State.Running) return this.waitUntilReady(sandboxId, 0);
+        // Ended again before its table could go in: the wait says why it ended.
+        if (processEnded(info)) return this.waitUntilReady(sandboxId, this.resumeTimeoutMs);
         await found.container.kill().catch(() => undefined);
         throw new Error(
           `cannot resume sandbox ${sandboxId}: egress policy could not be applied: ${errorMessage(error)}`,
@@ -614,4 +613,9 @@ function ignoreStatus(...codes: number[]): (error: unknown) => void {
     const code = dockerStatusCode(error);
     if (code === undefined || !codes.includes(code)) throw error;
   };
+}
+
+/** Whether the container's process (the one inspect saw) has ended: its namespace went with it. */
+function processEnded(info: Dockerode.ContainerInspectInfo): boolean {
+  return !info.State.Pid || !existsSync(`/proc/${info.State.Pid}`);
 }
