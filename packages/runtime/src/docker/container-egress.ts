@@ -135,7 +135,7 @@ export class ContainerEgress {
     policy: SandboxEgressPolicy,
   ): Promise<void> {
     this.policies.set(sandboxId, policy);
-    await this.listen(where.gateway);
+    await this.listenUnlessShared(where.gateway);
     const ruleset = compileEgressRuleset({
       policy,
       operator: this.operator,
@@ -165,7 +165,7 @@ export class ContainerEgress {
     );
     // Kept as it is: it may be a later policy than the label's, which a successor cannot know.
     if (present) {
-      await this.listen(where.gateway);
+      await this.listenUnlessShared(where.gateway);
       this.track(sandboxId, where);
       return;
     }
@@ -231,6 +231,20 @@ export class ContainerEgress {
       this.byAddress.delete(before.address);
     this.applied.set(sandboxId, where);
     this.byAddress.set(where.address, sandboxId);
+  }
+
+  /**
+   * Listens on the gateway, unless another control plane on this host (a replica sharing the
+   * Docker instance, hence the network) holds the port already: the table is what enforces, so
+   * the sandbox still starts; its names then resolve through that replica, which refuses names of
+   * sandboxes it does not know (closed, never open).
+   */
+  private async listenUnlessShared(gateway: string): Promise<void> {
+    try {
+      await this.listen(gateway);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
+    }
   }
 
   /** One UDP socket on the gateway's port 53 for every sandbox of the network. */
