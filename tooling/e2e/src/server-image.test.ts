@@ -161,8 +161,14 @@ it("starts process sandboxes from the agent-server bundle's code cache", async (
   expect(status).toBe("used");
 });
 
-it("follows events on its ingest worker's thread", async () => {
+it("follows events on its ingest worker's thread, started with the first conversation", async () => {
+  const created = await api("POST", "/api/v1/app-conversations", {
+    initial_message: { role: "user", content: [{ type: "text", text: "echo smoke" }], run: true },
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  await api("GET", `/api/v1/app-conversations/${created.body.id}?wait_for=settled&timeout_s=60`);
   expect(await logs()).toContain("events are followed and stored on the ingest worker's thread");
+  expect((await api("DELETE", `/api/v1/sandboxes/${created.body.sandbox_id}`)).status).toBe(200);
 });
 
 it("runs a sandbox from start to delete, then stops on SIGTERM leaving no sandbox network", async () => {
