@@ -1,4 +1,5 @@
 import ipaddr from "ipaddr.js";
+import { cidrContainsAddress, parseAddress, toCidr } from "./cidr";
 import { type AddressClass, classifyAddress, METADATA_ADDRESSES } from "./classify-address";
 
 /** A network the classifier puts in one class, for enforcers that match by prefix. */
@@ -79,10 +80,9 @@ function specialRanges(
 
 /** Whether `address` lies in `cidr` (same family; an IPv4-mapped address counts as IPv4). */
 export function addressInCidr(address: string, cidr: string): boolean {
+  const ip = parseAddress(address);
   try {
-    const ip = ipaddr.process(address);
-    const network = ipaddr.parseCIDR(cidr);
-    return ip.kind() === network[0].kind() && ip.match(network);
+    return ip !== null && cidrContainsAddress(toCidr(cidr), ip);
   } catch {
     return false;
   }

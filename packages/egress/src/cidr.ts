@@ -1,5 +1,5 @@
 import ipaddr from "ipaddr.js";
-import { classifyAddress } from "./classify-address";
+import { classifyAddress, METADATA_ADDRESSES } from "./classify-address";
 
 export type Cidr = [ipaddr.IPv4 | ipaddr.IPv6, number];
 
@@ -47,13 +47,7 @@ const NON_PUBLIC: Cidr[] = [
   ipaddr.parseCIDR("::/96"),
 ];
 
-const METADATA: Cidr[] = [
-  "169.254.169.254",
-  "169.254.170.2",
-  "fd00:ec2::254",
-  "168.63.129.16",
-  "100.100.100.200",
-].map((a) => {
+const METADATA: Cidr[] = METADATA_ADDRESSES.map((a) => {
   const ip = ipaddr.parse(a);
   return [ip, ip.kind() === "ipv4" ? 32 : 128];
 });
