@@ -1,3 +1,4 @@
+import type { Repositories } from "@sandbox-server/db";
 import type { CoreConfig, CoreDeps } from "../deps";
 
 /** How long a key is kept: the same key within a day replays the first answer. */
@@ -73,17 +74,23 @@ export function claimKey(deps: CoreDeps, request: ClaimRequest): Promise<Claim> 
   });
 }
 
-/** Stores the create's answer: later requests with the key replay it. */
+/**
+ * Stores the create's answer: later requests with the key replay it. `repos` is a transaction's
+ * when the answer must be kept together with what the create recorded.
+ */
 export async function completeClaim(
-  deps: CoreDeps,
+  repos: Pick<Repositories, "idempotencyKeys">,
   id: string,
   status: number,
   body: unknown,
 ): Promise<void> {
-  await deps.repos.idempotencyKeys.complete(id, status, JSON.stringify(body ?? null));
+  await repos.idempotencyKeys.complete(id, status, JSON.stringify(body ?? null));
 }
 
 /** The create failed: the key is free again (errors are not replayed; a retry runs anew). */
-export async function releaseClaim(deps: CoreDeps, id: string): Promise<void> {
-  await deps.repos.idempotencyKeys.remove(id);
+export async function releaseClaim(
+  repos: Pick<Repositories, "idempotencyKeys">,
+  id: string,
+): Promise<void> {
+  await repos.idempotencyKeys.remove(id);
 }

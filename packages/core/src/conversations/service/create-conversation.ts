@@ -3,11 +3,17 @@ import type { ConversationRow, SandboxRow, StartTaskRow } from "@sandbox-server/
 import { errorMessage } from "@sandbox-server/runtime/error-message";
 import { agentErrorDetail } from "../../agent-client";
 import type { CoreDeps } from "../../deps";
-import { AppError } from "../../errors";
+import { AppError, HttpStatus } from "../../errors";
+import { completeClaim } from "../../idempotency/claim";
 import { removeSandbox } from "../../sandboxes/service/delete-sandbox";
 import { type SandboxLink, startSandbox } from "../../sandboxes/service/start-sandbox";
 import { findOwnedSandbox, waitWhileStarting } from "../../sandboxes/service/status";
-import type { CreateConversationInput } from "../start-contracts";
+import { toAppConversation } from "../contracts";
+import {
+  type CreateConversationInput,
+  StartedAppConversation,
+  toStartTask,
+} from "../start-contracts";
 import { findOwnedConversation } from "./find-conversation";
 import {
   failStartTask,
@@ -116,7 +122,7 @@ async function startConversation(
     const { row, task } = await recordConversation(deps, {
       id,
       ownerId,
-      sandboxId: sandbox.id,
+      sandbox,
       input,
       executionStatus: info.executionStatus,
     });
@@ -130,15 +136,17 @@ async function startConversation(
 }
 
 /**
- * Stores the conversation and moves its start task to READY, in one transaction. Fails when the
- * task is gone or settled already (a reconcile took it for abandoned): the create does not count.
+ * Stores the conversation and moves its start task to READY, in one transaction — which also
+ * stores the answer under the create's `Idempotency-Key`, so that no crash leaves a READY task
+ * whose key still reads "in progress". Fails when the task is gone or settled already (a
+ * reconcile took it for abandoned): the create does not count.
  */
 export async function recordConversation(
   deps: CoreDeps,
   created: {
     id: string;
     ownerId: string;
-    sandboxId: string;
+    sandbox: SandboxRow;
     input: CreateConversationInput;
     executionStatus: string | null;
   },
@@ -153,7 +161,7 @@ export async function recordConversation(
     }
     const row = await tx.conversations.insert({
       id,
-      sandboxId: created.sandboxId,
+      sandboxId: created.sandbox.id,
       ownerId,
       title: input.title ?? null,
       agent,
@@ -172,14 +180,19 @@ export async function recordConversation(
       llmModel: input.llm_model ?? null,
       prNumber: input.pr_number ?? [],
     });
-    const task = await tx.startTasks.update(id, {
-      status: "READY",
-      appConversationId: id,
-      updatedAt: now,
-    });
-    return { row, task: task ?? open };
+    const task =
+      (await tx.startTasks.update(id, {
+        status: "READY",
+        appConversationId: id,
+        updatedAt: now,
+      })) ?? open;
+    if (open.idempotencyRecordId) {
+      const answer = startedConversation(task, row, created.sandbox, created.executionStatus);
+      await completeClaim(tx, open.idempotencyRecordId, HttpStatus.CREATED, answer);
+    }
+    return { row, task };
   });
-  deps.log.info({ conversationId: id, sandboxId: created.sandboxId }, "conversation created");
+  deps.log.info({ conversationId: id, sandboxId: created.sandbox.id }, "conversation created");
   deps.events.emit("conversation.created", recorded.row);
   return recorded;
 }
@@ -241,5 +254,18 @@ export async function discardSandbox(deps: CoreDeps, id: string): Promise<void> 
     await removeSandbox(deps, row).catch((error: unknown) => {
       deps.log.error({ sandboxId: id, reason: errorMessage(error) }, "discarding sandbox failed");
     });
+  });
+}
+
+/** What a create answers (and its `Idempotency-Key` replays): the READY task and the conversation. */
+export function startedConversation(
+  task: StartTaskRow,
+  row: ConversationRow,
+  sandbox: SandboxRow,
+  executionStatus: string | null,
+): StartedAppConversation {
+  return StartedAppConversation.parse({
+    ...toStartTask(task),
+    ...toAppConversation(row, sandbox, executionStatus),
   });
 }

@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentRequest } from "../../../test/agent";
 import { createTestCore, type TestCore, type TestUser } from "../../../test/harness";
 import { waitForStatus } from "../../../test/wait";
+import { recordConversation } from "./create-conversation";
 import { reconcileStartTasks } from "./reconcile-start-tasks";
+import { failStartTask } from "./start-tasks";
 
 // Start tasks as a control plane killed mid-create leaves them (written straight to the store),
 // settled by the reconcile a restarted one runs.
@@ -128,5 +130,48 @@ describe("reconcileStartTasks", () => {
     expect(await t.store.startTasks.get(current.id)).toMatchObject({
       status: "STARTING_CONVERSATION",
     });
+  });
+});
+
+// A control plane killed right after a create's task went READY (or ERROR) must not leave the key
+// "in progress": the task's end and the key's outcome are one transaction.
+describe("a create's end and its Idempotency-Key", () => {
+  it("READY stores the answer under the key in the same transaction", async () => {
+    const sandbox = await runningSandbox();
+    const recordId = await idempotencyRecord("k-ready");
+    const task = await leftTask({
+      sandboxId: sandbox.id,
+      idempotencyRecordId: recordId,
+      request: {},
+    });
+    const row = await t.store.sandboxes.get(sandbox.id);
+    if (!row) throw new Error("sandbox row missing");
+
+    await recordConversation(t.deps, {
+      id: task.id,
+      ownerId: alice.id,
+      sandbox: row,
+      input: { title: "ready" },
+      executionStatus: "idle",
+    });
+
+    const record = await t.store.idempotencyKeys.get(alice.id, "k-ready");
+    expect(record).toMatchObject({ status: "completed", responseStatus: 201 });
+    expect(JSON.parse(record?.responseBody ?? "null")).toMatchObject({
+      id: task.id,
+      status: "READY",
+      sandbox_id: sandbox.id,
+    });
+  });
+
+  it("ERROR frees the key in the same transaction", async () => {
+    const recordId = await idempotencyRecord("k-error");
+    const task = await leftTask({ idempotencyRecordId: recordId, request: {} });
+    expect(await t.store.idempotencyKeys.get(alice.id, "k-error")).toBeDefined();
+
+    await failStartTask(t.deps, task.id, new Error("boom"));
+
+    expect(await t.store.startTasks.get(task.id)).toMatchObject({ status: "ERROR" });
+    expect(await t.store.idempotencyKeys.get(alice.id, "k-error")).toBeUndefined();
   });
 });

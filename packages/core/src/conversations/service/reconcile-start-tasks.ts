@@ -4,9 +4,8 @@ import { describeError } from "../../describe-error";
 import { HttpStatus } from "../../errors";
 import { completeClaim, releaseClaim } from "../../idempotency/claim";
 import { REPLICA_LEASE_PREFIX } from "../../replicas/duty-lease";
-import { toAppConversation } from "../contracts";
-import { CreateConversationInput, StartedAppConversation, toStartTask } from "../start-contracts";
-import { discardSandbox, recordConversation } from "./create-conversation";
+import { CreateConversationInput } from "../start-contracts";
+import { discardSandbox, recordConversation, startedConversation } from "./create-conversation";
 import { askAgentServer } from "./discover-conversation";
 import { isUnfinished, UNFINISHED_STATUSES } from "./start-tasks";
 
@@ -92,19 +91,24 @@ async function complete(
     settled = await deps.transaction(async (tx) => {
       const open = await tx.startTasks.get(task.id);
       if (!open || !isUnfinished(open)) return undefined;
-      return tx.startTasks.update(task.id, {
+      const ready = await tx.startTasks.update(task.id, {
         status: "READY",
         appConversationId: registered.id,
         sandboxId: sandbox.id,
         agentServerUrl: sandbox.agentServerUrl,
         updatedAt: deps.now(),
       });
+      if (ready && open.idempotencyRecordId) {
+        const answer = startedConversation(ready, registered, sandbox, found.executionStatus);
+        await completeClaim(tx, open.idempotencyRecordId, HttpStatus.CREATED, answer);
+      }
+      return ready;
     });
   } else {
     const recorded = await recordConversation(deps, {
       id: task.id,
       ownerId: task.ownerId,
-      sandboxId: sandbox.id,
+      sandbox,
       input,
       executionStatus: found.executionStatus,
     });
@@ -116,13 +120,6 @@ async function complete(
     { conversationId: task.id, sandboxId: sandbox.id },
     "interrupted conversation create completed",
   );
-  if (task.idempotencyRecordId) {
-    const body = StartedAppConversation.parse({
-      ...toStartTask(settled),
-      ...toAppConversation(row, sandbox, found.executionStatus),
-    });
-    await completeClaim(deps, task.idempotencyRecordId, HttpStatus.CREATED, body);
-  }
   return true;
 }
 
@@ -138,6 +135,7 @@ async function rollBack(
   const failed = await deps.transaction(async (tx) => {
     const open = await tx.startTasks.get(task.id);
     if (!open || !isUnfinished(open)) return undefined;
+    if (open.idempotencyRecordId) await releaseClaim(tx, open.idempotencyRecordId);
     return tx.startTasks.update(task.id, {
       status: "ERROR",
       detail: INTERRUPTED_DETAIL,
@@ -149,5 +147,4 @@ async function rollBack(
     { conversationId: task.id, sandboxId: started?.id ?? null },
     "interrupted conversation create rolled back",
   );
-  if (task.idempotencyRecordId) await releaseClaim(deps, task.idempotencyRecordId);
 }

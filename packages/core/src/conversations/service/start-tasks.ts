@@ -2,6 +2,7 @@ import type { StartTaskPatch, StartTaskRow } from "@sandbox-server/db";
 import type { CoreDeps } from "../../deps";
 import { describeError } from "../../describe-error";
 import { AppError } from "../../errors";
+import { releaseClaim } from "../../idempotency/claim";
 import type { StartTaskStatus } from "../start-contracts";
 
 /** The states of a create still under way (or cut short by a control plane that died). */
@@ -77,7 +78,16 @@ export async function failStartTask(
   const detail = describeError(error).message;
   let task: StartTaskRow | undefined;
   try {
-    task = await moveStartTask(deps, id, "ERROR", { detail });
+    // The key is freed with the task's failure, so that no crash leaves it "in progress".
+    task = await deps.transaction(async (tx) => {
+      const failed = await tx.startTasks.update(id, {
+        status: "ERROR",
+        detail,
+        updatedAt: deps.now(),
+      });
+      if (failed?.idempotencyRecordId) await releaseClaim(tx, failed.idempotencyRecordId);
+      return failed;
+    });
   } catch (storeError) {
     // The create's own failure is the one to report; the task stays as it was.
     deps.log.warn({ conversationId: id, reason: describeError(storeError).message }, "start task");
