@@ -1,14 +1,13 @@
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
-import type { Repositories } from "../port/repositories";
 import { type Store, StoreUnavailableError } from "../port/store";
+import { pgDialect } from "../query/dialects";
+import { createQuery, type Executor, type Query, transactionExecutor } from "../query/query";
+import { createRepositories } from "../repositories";
 import type { SecretBox } from "../secrets/secret-box";
-import { secretRows } from "../secrets/secret-rows";
-import type { PgDb, PgExecutor } from "./client";
 import { isConnectionError, reason, storeError } from "./errors";
 import { createPgNotices } from "./notices";
 import { defaultPgMigrationsFolder, prepareDatabase } from "./prepare";
-import { createPgRepositories } from "./repositories";
 import * as schema from "./schema";
 
 export interface PostgresStoreOptions {
@@ -88,29 +87,14 @@ export async function createPostgresStore(
     throw storeError(error);
   }
 
-  const secrets = secretRows(options.secretBox);
-  const poolDb: PgDb = drizzle(pool, { schema });
-  const outside: PgExecutor = {
-    run: (op) =>
-      op(poolDb).catch((error: unknown) => {
-        throw storeError(error);
-      }),
-  };
+  const dialect = pgDialect(options.now);
+  const pooled = createQuery(drizzle(pool, { schema }), schema, dialect);
+  const run = <T>(q: Query, op: (q: Query) => Promise<T>): Promise<T> =>
+    op(q).catch((error: unknown) => {
+      throw storeError(error);
+    });
 
-  function insideTransaction(db: PgDb, scope: { open: boolean }): PgExecutor {
-    return {
-      run: (op) => {
-        if (!scope.open) {
-          return Promise.reject(new Error("The transaction has ended: call the store instead"));
-        }
-        return op(db).catch((error: unknown) => {
-          throw storeError(error);
-        });
-      },
-    };
-  }
-
-  async function transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T> {
+  async function inTransaction<T>(work: (exec: Executor) => Promise<T>): Promise<T> {
     const client = await pool.connect().catch((error: unknown) => {
       throw storeError(error);
     });
@@ -119,15 +103,10 @@ export async function createPostgresStore(
       await client.query("BEGIN");
       await client.query("SELECT pg_advisory_xact_lock($1)", [TRANSACTION_LOCK]);
       const scope = { open: true };
+      const q = createQuery(drizzle(client, { schema }), schema, dialect);
       let result: T;
       try {
-        result = await work(
-          createPgRepositories(
-            insideTransaction(drizzle(client, { schema }), scope),
-            secrets,
-            options.now,
-          ),
-        );
+        result = await work(transactionExecutor(scope, (op) => run(q, op)));
       } catch (error) {
         await client.query("ROLLBACK").catch((rollbackError: unknown) => {
           broken =
@@ -150,11 +129,18 @@ export async function createPostgresStore(
     }
   }
 
+  const outside: Executor = {
+    read: (op) => run(pooled, op),
+    write: (op) => run(pooled, op),
+    atomic: (op) => inTransaction((exec) => exec.write(op)),
+  };
+
   return {
-    ...createPgRepositories(outside, secrets, options.now),
+    ...createRepositories(outside, options.secretBox),
     shared: true,
     notices: createPgNotices(url, pool),
-    transaction,
+    transaction: (work) =>
+      inTransaction((exec) => work(createRepositories(exec, options.secretBox))),
     async close() {
       await pool.end();
     },

@@ -21,15 +21,18 @@ export function busyError(cause?: unknown): StoreBusyError {
 }
 
 /**
- * Runs the synchronous `attempt` until it does not fail with SQLITE_BUSY, waiting between
+ * Runs `attempt` until it does not fail with SQLITE_BUSY, waiting between
  * attempts on timers (5 ms, doubling, at most 100 ms) so the event loop keeps serving everything
  * else. Past `deadline` (a `performance.now()` time) it gives up with `StoreBusyError`.
  */
-export async function retryWhileBusy<T>(attempt: () => T, deadline: number): Promise<T> {
+export async function retryWhileBusy<T>(
+  attempt: () => T | Promise<T>,
+  deadline: number,
+): Promise<T> {
   let delay = FIRST_RETRY_DELAY_MS;
   for (;;) {
     try {
-      return attempt();
+      return await attempt();
     } catch (error) {
       if (!isBusy(error)) throw error;
       const left = deadline - performance.now();

@@ -1,12 +1,19 @@
-import type { Repositories } from "../port/repositories";
 import type { Store } from "../port/store";
+import { sqliteDialect } from "../query/dialects";
+import {
+  createQuery,
+  type Executor,
+  type Query,
+  type QueryDb,
+  type Tables,
+  transactionExecutor,
+} from "../query/query";
+import { createRepositories } from "../repositories";
+import * as tables from "../schema";
 import type { SecretBox } from "../secrets/secret-box";
-import { secretRows } from "../secrets/secret-rows";
-import { bindRepositories, type Executor } from "./bind-repositories";
 import { busyError, isBusy, retryWhileBusy } from "./busy";
-import { type CreateDbOptions, createDb, openReadConnection } from "./client";
+import { type CreateDbOptions, createDb, type Db, openReadConnection } from "./client";
 import { Mutex } from "./mutex";
-import { createSyncRepositories, type SyncRepositories } from "./repositories";
 import { sealStoredSecrets } from "./seal-stored-secrets";
 import { startWalCheckpointer } from "./wal-checkpointer";
 
@@ -69,15 +76,17 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions): St
     throw error;
   }
   writer.sqlite.pragma(`busy_timeout = ${busyTimeoutMs}`);
-  const secrets = secretRows(options.secretBox);
   const inMemory = path === ":memory:" || path === "";
   const reader = inMemory ? null : openReadConnection(path, busyTimeoutMs);
   const checkpointer = inMemory || attach ? null : startWalCheckpointer(path, writer.sqlite);
   // The first store's checkpointer copies the log for every connection to the file.
   if (attach) writer.sqlite.pragma("wal_autocheckpoint = 0");
-  const clock = options.now ?? Date.now;
-  const writeRepos = createSyncRepositories(writer.db, clock);
-  const readRepos = reader ? createSyncRepositories(reader.db, clock) : writeRepos;
+  const dialect = sqliteDialect(options.now ?? Date.now);
+  // The repositories are typed in the pg dialect; SQLite's tables infer the same rows.
+  const query = (db: Db) =>
+    createQuery(db as unknown as QueryDb, tables as unknown as Tables, dialect);
+  const writeQuery = query(writer.db);
+  const readQuery = reader ? query(reader.db) : null;
   const begin = writer.sqlite.prepare("BEGIN IMMEDIATE");
   const commit = writer.sqlite.prepare("COMMIT");
   const rollback = writer.sqlite.prepare("ROLLBACK");
@@ -85,51 +94,35 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions): St
   const deadline = () => performance.now() + busyRetryMs;
   const lockTimeout = () => busyError();
 
-  /** Runs `op` on the write connection holding the mutex, retrying while the file is locked. */
-  async function locked<T>(op: (repos: SyncRepositories) => T): Promise<T> {
+  /**
+   * Runs `op` on the write connection holding the mutex, retrying while the file is locked. The
+   * mutex is held until `op` settles, so no transaction begins between two of its statements.
+   */
+  async function locked<T>(op: (q: Query) => Promise<T>): Promise<T> {
     const until = deadline();
     await mutex.acquire(until, lockTimeout);
     try {
-      return await retryWhileBusy(() => op(writeRepos), until);
+      return await retryWhileBusy(() => op(writeQuery), until);
     } finally {
       mutex.release();
     }
   }
 
-  /** A synchronous statement cannot interleave with anything: with the mutex free, run it now. */
-  function direct<T>(op: (repos: SyncRepositories) => T, repos: SyncRepositories): Promise<T> {
+  /** Reads on the read connection: WAL gives them the last committed state, never waiting. */
+  async function read<T>(op: (q: Query) => Promise<T>, q: Query): Promise<T> {
     try {
-      return Promise.resolve(op(repos));
+      return await op(q);
     } catch (error) {
-      if (!isBusy(error)) return Promise.reject(error);
-      return repos === writeRepos ? locked(op) : retryWhileBusy(() => op(readRepos), deadline());
+      if (!isBusy(error)) throw error;
+      return retryWhileBusy(() => op(q), deadline());
     }
-  }
-
-  const outside: Executor = {
-    read: (op) => (reader || !mutex.locked ? direct(op, readRepos) : locked(op)),
-    write: (op) => (mutex.locked ? locked(op) : direct(op, writeRepos)),
-  };
-
-  function insideTransaction(scope: { open: boolean }): Executor {
-    const run = <T>(op: (repos: SyncRepositories) => T): Promise<T> => {
-      if (!scope.open) {
-        return Promise.reject(new Error("The transaction has ended: call the store instead"));
-      }
-      try {
-        return Promise.resolve(op(writeRepos));
-      } catch (error) {
-        return Promise.reject(isBusy(error) ? busyError(error) : error);
-      }
-    };
-    return { read: run, write: run };
   }
 
   function rollbackIfOpen(): void {
     if (writer.sqlite.inTransaction) rollback.run();
   }
 
-  async function transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T> {
+  async function inTransaction<T>(work: (exec: Executor) => Promise<T>): Promise<T> {
     const until = deadline();
     await mutex.acquire(until, lockTimeout);
     try {
@@ -137,7 +130,13 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions): St
       const scope = { open: true };
       let result: T;
       try {
-        result = await work(bindRepositories(insideTransaction(scope), secrets));
+        result = await work(
+          transactionExecutor(scope, (op) =>
+            op(writeQuery).catch((error: unknown) => {
+              throw isBusy(error) ? busyError(error) : error;
+            }),
+          ),
+        );
       } catch (error) {
         rollbackIfOpen();
         throw error;
@@ -156,10 +155,18 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions): St
     }
   }
 
+  const outside: Executor = {
+    // `:memory:` has one connection: a read there waits for an open transaction like a write.
+    read: (op) => (readQuery ? read(op, readQuery) : locked(op)),
+    write: locked,
+    atomic: (op) => inTransaction((exec) => exec.write(op)),
+  };
+
   return {
-    ...bindRepositories(outside, secrets),
+    ...createRepositories(outside, options.secretBox),
     shared: false,
-    transaction,
+    transaction: (work) =>
+      inTransaction((exec) => work(createRepositories(exec, options.secretBox))),
     async close() {
       await mutex.acquire();
       try {

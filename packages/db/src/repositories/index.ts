@@ -1,6 +1,7 @@
-import type { Repositories } from "../../port/repositories";
-import type { SecretRows } from "../../secrets/secret-rows";
-import type { PgExecutor } from "../client";
+import type { Repositories } from "../port/repositories";
+import type { Executor } from "../query/query";
+import type { SecretBox } from "../secrets/secret-box";
+import { sealedRepositories } from "../secrets/secret-rows";
 import { createConversationEventRepository } from "./conversation-events";
 import { createConversationRepository } from "./conversations";
 import { createIdempotencyKeyRepository } from "./idempotency-keys";
@@ -13,25 +14,25 @@ import { createWebhookDeliveryRepository } from "./webhook-deliveries";
 import { createWebhookRepository } from "./webhooks";
 
 /**
- * The port's repositories over PostgreSQL, every call run through `exec` (the pool, or one
- * transaction's client). Secrets are sealed before they are written and opened as they are read.
- * `clock` replaces the database's clock for the leases (tests).
+ * The port's repositories, for either dialect: every call runs through `exec` (the store's
+ * connections outside a transaction, the transaction's inside one). Secrets are sealed with
+ * `box` on their way in and opened on their way out (`sealedRepositories`).
  */
-export function createPgRepositories(
-  exec: PgExecutor,
-  secrets: SecretRows,
-  clock?: () => number,
-): Repositories {
+export function createRepositories(exec: Executor, box: SecretBox): Repositories {
+  return sealedRepositories(plainRepositories(exec), box);
+}
+
+function plainRepositories(exec: Executor): Repositories {
   return {
     users: createUserRepository(exec),
     specs: createSandboxSpecRepository(exec),
-    sandboxes: createSandboxRepository(exec, secrets),
+    sandboxes: createSandboxRepository(exec),
     conversations: createConversationRepository(exec),
     conversationEvents: createConversationEventRepository(exec),
     startTasks: createStartTaskRepository(exec),
-    webhooks: createWebhookRepository(exec, secrets),
+    webhooks: createWebhookRepository(exec),
     webhookDeliveries: createWebhookDeliveryRepository(exec),
-    idempotencyKeys: createIdempotencyKeyRepository(exec, secrets),
-    leases: createLeaseRepository(exec, clock),
+    idempotencyKeys: createIdempotencyKeyRepository(exec),
+    leases: createLeaseRepository(exec),
   };
 }

@@ -1,0 +1,131 @@
+import { type AnyColumn, and, type SQL, type SQLWrapper } from "drizzle-orm";
+import type { NodePgDatabase } from "drizzle-orm/node-postgres";
+import type { PgTable } from "drizzle-orm/pg-core";
+import { keyset, type Page, type PageRequest, type SortDirection, toPage } from "../paging";
+import type * as tables from "../pg/schema";
+
+/**
+ * Drizzle over one connection, as the repositories see it. They are written once, in the types of
+ * Drizzle's pg dialect: SQLite's query builders have the same methods with the same results when
+ * awaited, and its tables infer the same rows (`pg/row-types.ts`), so the SQLite store hands in
+ * its own under these types (docs/adr/0032-one-query-layer.md). Queries run by being awaited;
+ * what the two dialects spell differently is asked of `Dialect`.
+ */
+export type QueryDb = NodePgDatabase<typeof tables>;
+export type Tables = typeof tables;
+
+/** What SQLite and PostgreSQL spell differently; nothing else in a query may differ. */
+export interface Dialect {
+  /** Case-insensitive (ASCII) `LIKE`: SQLite's own `LIKE`, PostgreSQL's `ILIKE`. */
+  likeIgnoringCase: SQL;
+  /** The larger of two values: SQLite's two-argument `max`, PostgreSQL's `greatest`. */
+  greatest(a: SQLWrapper | SQL, b: SQLWrapper | SQL): SQL;
+  /** A parameter of a declared type, where PostgreSQL cannot infer one (in `coalesce`). */
+  typed(value: unknown, type: "bigint" | "text"): SQL;
+  /** Text compared byte by byte, as SQLite does by default (PostgreSQL: collation "C"). */
+  bytewise(text: SQLWrapper | SQL): SQL;
+  /** A label filter on a JSON object column: `key` (present) or `key=value`. */
+  hasLabel(column: AnyColumn, label: string): SQL;
+  /** The lock a claim takes on the rows it looks at: none on SQLite (one writer at a time). */
+  skipLocked: SQL;
+  /** The leases' clock in epoch milliseconds: the process's on SQLite, the server's on PostgreSQL. */
+  now(): SQL;
+  /** The rows of a statement written in SQL. */
+  rows<T>(db: QueryDb, query: SQL): Promise<T[]>;
+}
+
+/** One connection's queries: Drizzle, its tables, its dialect and its prepared statements. */
+export interface Query {
+  db: QueryDb;
+  t: Tables;
+  dialect: Dialect;
+  /**
+   * The statement `build` makes, built and prepared once per connection: for the hot paths, whose
+   * compilation would otherwise cost more than running them. `name` names it on PostgreSQL.
+   */
+  prepared<P>(name: string, build: (q: Query) => P): P;
+}
+
+export function createQuery(db: QueryDb, t: Tables, dialect: Dialect): Query {
+  const statements = new Map<string, unknown>();
+  const q: Query = {
+    db,
+    t,
+    dialect,
+    prepared<P>(name: string, build: (q: Query) => P): P {
+      let statement = statements.get(name) as P | undefined;
+      if (statement === undefined) {
+        statement = build(q);
+        statements.set(name, statement);
+      }
+      return statement;
+    },
+  };
+  return q;
+}
+
+/**
+ * How a repository call reaches the database. SQLite runs reads on its read connection and writes
+ * behind its write lock; PostgreSQL runs both on the pool; inside a transaction all three run on
+ * the transaction's connection.
+ */
+export interface Executor {
+  read<T>(op: (q: Query) => Promise<T>): Promise<T>;
+  write<T>(op: (q: Query) => Promise<T>): Promise<T>;
+  /** Several writes that stand or fall together: a transaction of their own, or the open one. */
+  atomic<T>(op: (q: Query) => Promise<T>): Promise<T>;
+}
+
+/**
+ * The executor of one open transaction: every call runs on the transaction's connection (`run`)
+ * and is refused once the transaction ended (a forgotten `await` is caught, not committed).
+ */
+export function transactionExecutor(
+  scope: { open: boolean },
+  run: <T>(op: (q: Query) => Promise<T>) => Promise<T>,
+): Executor {
+  const guarded = <T>(op: (q: Query) => Promise<T>): Promise<T> =>
+    scope.open
+      ? run(op)
+      : Promise.reject(new Error("The transaction has ended: call the store instead"));
+  return { read: guarded, write: guarded, atomic: guarded };
+}
+
+/** The keyset a listing pages by: a sort key (column or expression) and the id breaking ties. */
+export interface PageKey<Row> {
+  sort: AnyColumn | SQLWrapper;
+  direction: SortDirection;
+  /** The row's value of `sort`, written into the next page's cursor. */
+  value: (row: Row) => number | string;
+  /** The type of `sort`'s values (a cursor of the other type is refused); number by default. */
+  valueType?: "number" | "string";
+}
+
+type Paged = PgTable & { id: AnyColumn; $inferSelect: { id: string } };
+
+/**
+ * One page of `table`'s rows matching `filter`, in keyset order: every listing's query (fetch
+ * `limit + 1` past the cursor, then cut) in one place.
+ */
+export async function selectPage<T extends Paged>(
+  db: QueryDb,
+  table: T,
+  filter: SQL | undefined,
+  key: PageKey<T["$inferSelect"]>,
+  page: PageRequest,
+): Promise<Page<T["$inferSelect"]>> {
+  const { where, orderBy } = keyset(key.sort, table.id, key.direction, page.pageId, key.valueType);
+  // `select().from(table)` returns the table's rows; drizzle cannot infer that for a generic table.
+  const rows = (await db
+    .select()
+    .from(table as PgTable)
+    .where(and(filter, where))
+    .orderBy(...orderBy)
+    .limit(page.limit + 1)) as T["$inferSelect"][];
+  return toPage(rows, page.limit, key.value);
+}
+
+/** `%text%` for a `LIKE … ESCAPE '\'`, with the pattern characters in `text` taken literally. */
+export function containing(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}

@@ -1,0 +1,127 @@
+import { and, count, eq, gte, isNull, lt, type SQL, sql } from "drizzle-orm";
+import type { ConversationRepository } from "../port/repositories";
+import type { ConversationClientFields, ConversationFilter, ConversationRow } from "../port/rows";
+import { containing, type Executor, type Query, selectPage } from "../query/query";
+
+/** What a conversation stored without the OpenHands fields has for them. */
+const CLIENT_FIELD_DEFAULTS = {
+  parentConversationId: null,
+  public: null,
+  selectedRepository: null,
+  selectedBranch: null,
+  gitProvider: null,
+  trigger: null,
+  llmModel: null,
+  prNumber: [],
+} satisfies Pick<ConversationRow, ConversationClientFields>;
+
+function matching({ t, dialect }: Query, filter: ConversationFilter): SQL | undefined {
+  const c = t.conversations;
+  const bound = (value: number | undefined, test: (v: number) => SQL) =>
+    value === undefined ? undefined : test(value);
+  return and(
+    eq(c.ownerId, filter.ownerId),
+    filter.sandboxId ? eq(c.sandboxId, filter.sandboxId) : undefined,
+    filter.archived === undefined ? undefined : eq(c.archived, filter.archived),
+    // Case-insensitive on both dialects, so both answer alike.
+    filter.titleContains
+      ? sql`${c.title} ${dialect.likeIgnoringCase} ${containing(filter.titleContains)} ESCAPE '\\'`
+      : undefined,
+    bound(filter.createdFrom, (v) => gte(c.createdAt, v)),
+    bound(filter.createdBefore, (v) => lt(c.createdAt, v)),
+    bound(filter.updatedFrom, (v) => gte(c.updatedAt, v)),
+    bound(filter.updatedBefore, (v) => lt(c.updatedAt, v)),
+    filter.includeSubConversations === false ? isNull(c.parentConversationId) : undefined,
+  );
+}
+
+export function createConversationRepository({ read, write }: Executor): ConversationRepository {
+  return {
+    insert: (row) =>
+      write(async ({ db, t }) => {
+        const full: ConversationRow = { ...CLIENT_FIELD_DEFAULTS, ...row };
+        await db.insert(t.conversations).values(full);
+        return full;
+      }),
+    // Read on every send-message and stored event: prepared once per connection.
+    get: (id) =>
+      read(async (q) => {
+        const byId = q.prepared("conversations_by_id", ({ db, t }) =>
+          db
+            .select()
+            .from(t.conversations)
+            .where(eq(t.conversations.id, sql.placeholder("id")))
+            .prepare("conversations_by_id"),
+        );
+        const [row] = await byId.execute({ id });
+        return row;
+      }),
+    update: (id, patch) =>
+      write(async ({ db, t }) => {
+        const [row] = await db
+          .update(t.conversations)
+          .set(patch)
+          .where(eq(t.conversations.id, id))
+          .returning();
+        return row;
+      }),
+    // Once per followed event: prepared, and computed in SQL so that no read comes first.
+    recordEventActivity: (id, event) =>
+      write(async (q) => {
+        const activity = q.prepared("conversations_event_activity", ({ db, t, dialect: d }) => {
+          const c = t.conversations;
+          const eventMs = d.typed(sql.placeholder("eventMs"), "bigint");
+          return db
+            .update(c)
+            .set({
+              lastEventAt: d.greatest(sql`coalesce(${c.lastEventAt}, 0)`, eventMs),
+              updatedAt: d.greatest(c.updatedAt, eventMs),
+              executionStatus: sql`coalesce(${d.typed(sql.placeholder("executionStatus"), "text")}, ${c.executionStatus})`,
+              title: sql`coalesce(${c.title}, ${d.typed(sql.placeholder("title"), "text")})`,
+            })
+            .where(eq(c.id, sql.placeholder("id")))
+            .prepare("conversations_event_activity");
+        });
+        await activity.execute({ id, ...event });
+      }),
+    remove: (id) =>
+      write(async ({ db, t }) => {
+        await db.delete(t.conversations).where(eq(t.conversations.id, id));
+      }),
+    listBySandbox: (sandboxId) =>
+      read(({ db, t }) =>
+        db.select().from(t.conversations).where(eq(t.conversations.sandboxId, sandboxId)),
+      ),
+    archiveBySandbox: (sandboxId, now) =>
+      write(async ({ db, t }) => {
+        await db
+          .update(t.conversations)
+          .set({ archived: true, updatedAt: now })
+          .where(eq(t.conversations.sandboxId, sandboxId));
+      }),
+    search: (filter, sort, direction, page) =>
+      read((q) => {
+        const c = q.t.conversations;
+        const key =
+          sort === "title"
+            ? {
+                // Titles sort as text, byte by byte; a conversation without one as ''.
+                sort: q.dialect.bytewise(sql`coalesce(${c.title}, '')`),
+                value: (r: ConversationRow) => r.title ?? "",
+                valueType: "string" as const,
+              }
+            : sort === "created"
+              ? { sort: c.createdAt, value: (r: ConversationRow) => r.createdAt }
+              : { sort: c.updatedAt, value: (r: ConversationRow) => r.updatedAt };
+        return selectPage(q.db, c, matching(q, filter), { ...key, direction }, page);
+      }),
+    count: (filter) =>
+      read(async (q) => {
+        const [row] = await q.db
+          .select({ n: count() })
+          .from(q.t.conversations)
+          .where(matching(q, filter));
+        return row?.n ?? 0;
+      }),
+  };
+}
