@@ -1,6 +1,6 @@
 import { type AnyColumn, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
-import type { Dialect, QueryDb } from "./query";
+import type { Dialect, Prepared, QueryDb } from "./query";
 
 /** A label filter's key and value: `key` alone asks only that the key be present. */
 function splitLabel(label: string): { key: string; value: string | undefined } {
@@ -8,6 +8,15 @@ function splitLabel(label: string): { key: string; value: string | undefined } {
   return eqAt === -1
     ? { key: label, value: undefined }
     : { key: label.slice(0, eqAt), value: label.slice(eqAt + 1) };
+}
+
+/** Runs a synchronous statement at once; its result or error as a promise. */
+function now<R>(run: () => R): Promise<R> {
+  try {
+    return Promise.resolve(run());
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
 /** SQLite. `clock` is the leases' (epoch ms): one process uses the file, its clock is the clock. */
@@ -27,6 +36,11 @@ export function sqliteDialect(clock: () => number): Dialect {
     now: () => sql`${clock()}`,
     rows: async <T>(db: QueryDb, query: SQL) =>
       (db as unknown as BetterSQLite3Database).all<T>(query),
+    // better-sqlite3 is synchronous: take the result at once rather than through Drizzle's promise.
+    execute: <R>(statement: Prepared<R>, values: Record<string, unknown>) =>
+      now(() => (statement.execute(values) as unknown as { sync(): R }).sync()),
+    first: <R>(statement: Prepared<R[]>, values: Record<string, unknown>) =>
+      now(() => (statement as unknown as { get(v: unknown): R | undefined }).get(values)),
   };
 }
 
@@ -48,5 +62,7 @@ export function pgDialect(clock?: () => number): Dialect {
     skipLocked: sql`for update skip locked`,
     now: () => (clock ? sql`${Math.round(clock())}::bigint` : serverNow),
     rows: async <T>(db: QueryDb, query: SQL) => (await db.execute(query)).rows as T[],
+    execute: (statement, values) => statement.execute(values),
+    first: async (statement, values) => (await statement.execute(values))[0],
   };
 }

@@ -1,4 +1,4 @@
-import { type AnyColumn, and, type SQL, type SQLWrapper } from "drizzle-orm";
+import { type AnyColumn, and, count, eq, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { NodePgDatabase } from "drizzle-orm/node-postgres";
 import type { PgTable } from "drizzle-orm/pg-core";
 import { keyset, type Page, type PageRequest, type SortDirection, toPage } from "../paging";
@@ -32,6 +32,23 @@ export interface Dialect {
   now(): SQL;
   /** The rows of a statement written in SQL. */
   rows<T>(db: QueryDb, query: SQL): Promise<T[]>;
+  /** Runs a prepared statement (SQLite: at once, synchronously, without Drizzle's promise). */
+  execute<R>(statement: Prepared<R>, values: Record<string, unknown>): Promise<R>;
+  /** Its first row, reading no further (SQLite steps once). */
+  first<R>(statement: Prepared<R[]>, values: Record<string, unknown>): Promise<R | undefined>;
+}
+
+/** A statement Drizzle prepared, with `sql.placeholder`s for `values`. */
+export interface Prepared<R> {
+  execute(values: Record<string, unknown>): Promise<R>;
+}
+
+/** A prepared statement of one connection, run with its placeholders' values. */
+export interface Statement<R> {
+  all(values: Record<string, unknown>): Promise<R>;
+  first(
+    values: Record<string, unknown>,
+  ): Promise<R extends (infer Row)[] ? Row | undefined : never>;
 }
 
 /** One connection's queries: Drizzle, its tables, its dialect and its prepared statements. */
@@ -40,10 +57,10 @@ export interface Query {
   t: Tables;
   dialect: Dialect;
   /**
-   * The statement `build` makes, built and prepared once per connection: for the hot paths, whose
-   * compilation would otherwise cost more than running them. `name` names it on PostgreSQL.
+   * The statement `build` makes, built and prepared once per connection: for the hot paths,
+   * whose compilation would otherwise cost more than running them. `name` names it on PostgreSQL.
    */
-  prepared<P>(name: string, build: (q: Query) => P): P;
+  prepared<R>(name: string, build: (q: Query) => Prepared<R>): Statement<R>;
 }
 
 export function createQuery(db: QueryDb, t: Tables, dialect: Dialect): Query {
@@ -52,10 +69,14 @@ export function createQuery(db: QueryDb, t: Tables, dialect: Dialect): Query {
     db,
     t,
     dialect,
-    prepared<P>(name: string, build: (q: Query) => P): P {
-      let statement = statements.get(name) as P | undefined;
+    prepared<R>(name: string, build: (q: Query) => Prepared<R>): Statement<R> {
+      let statement = statements.get(name) as Statement<R> | undefined;
       if (statement === undefined) {
-        statement = build(q);
+        const prepared = build(q);
+        statement = {
+          all: (values) => dialect.execute(prepared, values),
+          first: (values) => dialect.first(prepared as never, values) as never,
+        };
         statements.set(name, statement);
       }
       return statement;
@@ -123,6 +144,29 @@ export async function selectPage<T extends Paged>(
     .orderBy(...orderBy)
     .limit(page.limit + 1)) as T["$inferSelect"][];
   return toPage(rows, page.limit, key.value);
+}
+
+/** The row of `table` with `id`. Read on hot paths: prepared once per connection, as `name`. */
+export function selectById<T extends Paged>(
+  q: Query,
+  name: string,
+  table: (t: Tables) => T,
+  id: string,
+): Promise<T["$inferSelect"] | undefined> {
+  const byId = q.prepared(name, ({ db, t }) =>
+    db
+      .select()
+      .from(table(t) as PgTable)
+      .where(eq(table(t).id, sql.placeholder("id")))
+      .prepare(name),
+  );
+  return byId.first({ id }) as Promise<T["$inferSelect"] | undefined>;
+}
+
+/** How many rows of `table` match `filter`. */
+export async function countWhere(db: QueryDb, table: PgTable, filter: SQL | undefined) {
+  const [row] = await db.select({ n: count() }).from(table).where(filter);
+  return row?.n ?? 0;
 }
 
 /** `%text%` for a `LIKE … ESCAPE '\'`, with the pattern characters in `text` taken literally. */

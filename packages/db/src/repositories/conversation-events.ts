@@ -1,7 +1,7 @@
-import { and, count, desc, eq, gte, lt, type Placeholder, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, gte, lt, type Placeholder, type SQL, sql } from "drizzle-orm";
 import type { ConversationEventRepository } from "../port/repositories";
 import type { ConversationEventFilter, ConversationEventRow } from "../port/rows";
-import { type Executor, type Query, selectPage } from "../query/query";
+import { countWhere, type Executor, type Query, selectPage } from "../query/query";
 
 const COLUMNS = [
   "id",
@@ -42,7 +42,7 @@ export function createConversationEventRepository({
             .returning({ id: t.conversationEvents.id })
             .prepare("events_insert_if_new");
         });
-        return (await insert.execute(row)).length > 0;
+        return (await insert.all(row)).length > 0;
       }),
     latest: (conversationId) =>
       read(async ({ db, t }) => {
@@ -65,14 +65,7 @@ export function createConversationEventRepository({
         };
         return selectPage(q.db, e, matching(q, filter), key, page);
       }),
-    count: (filter) =>
-      read(async (q) => {
-        const [row] = await q.db
-          .select({ n: count() })
-          .from(q.t.conversationEvents)
-          .where(matching(q, filter));
-        return row?.n ?? 0;
-      }),
+    count: (filter) => read((q) => countWhere(q.db, q.t.conversationEvents, matching(q, filter))),
     removeByConversation: (conversationId) =>
       write(async ({ db, t }) => {
         const e = t.conversationEvents;

@@ -1,7 +1,14 @@
-import { and, count, eq, gte, isNull, lt, type SQL, sql } from "drizzle-orm";
+import { and, eq, gte, isNull, lt, type SQL, sql } from "drizzle-orm";
 import type { ConversationRepository } from "../port/repositories";
 import type { ConversationClientFields, ConversationFilter, ConversationRow } from "../port/rows";
-import { containing, type Executor, type Query, selectPage } from "../query/query";
+import {
+  containing,
+  countWhere,
+  type Executor,
+  type Query,
+  selectById,
+  selectPage,
+} from "../query/query";
 
 /** What a conversation stored without the OpenHands fields has for them. */
 const CLIENT_FIELD_DEFAULTS = {
@@ -44,18 +51,7 @@ export function createConversationRepository({ read, write }: Executor): Convers
         return full;
       }),
     // Read on every send-message and stored event: prepared once per connection.
-    get: (id) =>
-      read(async (q) => {
-        const byId = q.prepared("conversations_by_id", ({ db, t }) =>
-          db
-            .select()
-            .from(t.conversations)
-            .where(eq(t.conversations.id, sql.placeholder("id")))
-            .prepare("conversations_by_id"),
-        );
-        const [row] = await byId.execute({ id });
-        return row;
-      }),
+    get: (id) => read((q) => selectById(q, "conversations_by_id", (t) => t.conversations, id)),
     update: (id, patch) =>
       write(async ({ db, t }) => {
         const [row] = await db
@@ -82,7 +78,7 @@ export function createConversationRepository({ read, write }: Executor): Convers
             .where(eq(c.id, sql.placeholder("id")))
             .prepare("conversations_event_activity");
         });
-        await activity.execute({ id, ...event });
+        await activity.all({ id, ...event });
       }),
     remove: (id) =>
       write(async ({ db, t }) => {
@@ -115,13 +111,6 @@ export function createConversationRepository({ read, write }: Executor): Convers
               : { sort: c.updatedAt, value: (r: ConversationRow) => r.updatedAt };
         return selectPage(q.db, c, matching(q, filter), { ...key, direction }, page);
       }),
-    count: (filter) =>
-      read(async (q) => {
-        const [row] = await q.db
-          .select({ n: count() })
-          .from(q.t.conversations)
-          .where(matching(q, filter));
-        return row?.n ?? 0;
-      }),
+    count: (filter) => read((q) => countWhere(q.db, q.t.conversations, matching(q, filter))),
   };
 }

@@ -1,8 +1,8 @@
-import { and, asc, count, eq, inArray, lte, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, lte, sql } from "drizzle-orm";
 import { completeSandbox } from "../port/new-sandbox";
 import type { SandboxRepository } from "../port/repositories";
 import type { SandboxRow } from "../port/rows";
-import { type Executor, selectPage } from "../query/query";
+import { countWhere, type Executor, selectById, selectPage } from "../query/query";
 
 export function createSandboxRepository({ read, write }: Executor): SandboxRepository {
   return {
@@ -13,18 +13,7 @@ export function createSandboxRepository({ read, write }: Executor): SandboxRepos
         return full;
       }),
     // Read on every send-message: prepared once per connection, not rebuilt per call.
-    get: (id) =>
-      read(async (q) => {
-        const byId = q.prepared("sandboxes_by_id", ({ db, t }) =>
-          db
-            .select()
-            .from(t.sandboxes)
-            .where(eq(t.sandboxes.id, sql.placeholder("id")))
-            .prepare("sandboxes_by_id"),
-        );
-        const [row] = await byId.execute({ id });
-        return row;
-      }),
+    get: (id) => read((q) => selectById(q, "sandboxes_by_id", (t) => t.sandboxes, id)),
     update: (id, patch) =>
       write(async ({ db, t }) => {
         const [row] = await db
@@ -82,7 +71,7 @@ export function createSandboxRepository({ read, write }: Executor): SandboxRepos
               .limit(sql.placeholder("limit"))
               .prepare("sandboxes_lifetime_due"),
           )
-          .execute({ now, limit }),
+          .all({ now, limit }),
       ),
     rescheduleLifetime: (id, expected, next) =>
       write(async ({ db, t }) => {
@@ -102,12 +91,6 @@ export function createSandboxRepository({ read, write }: Executor): SandboxRepos
         return rows.length > 0;
       }),
     countByStatus: (statuses) =>
-      read(async ({ db, t }) => {
-        const [row] = await db
-          .select({ n: count() })
-          .from(t.sandboxes)
-          .where(inArray(t.sandboxes.status, statuses));
-        return row?.n ?? 0;
-      }),
+      read(({ db, t }) => countWhere(db, t.sandboxes, inArray(t.sandboxes.status, statuses))),
   };
 }

@@ -1,7 +1,7 @@
-import { and, count, eq, gte, inArray, type SQL } from "drizzle-orm";
+import { and, eq, gte, inArray, type SQL } from "drizzle-orm";
 import type { StartTaskRepository } from "../port/repositories";
 import type { StartTaskFilter, StartTaskRow } from "../port/rows";
-import { type Executor, type Query, selectPage } from "../query/query";
+import { countWhere, type Executor, type Query, selectPage } from "../query/query";
 
 function matching({ t }: Query, filter: StartTaskFilter): SQL | undefined {
   const tasks = t.conversationStartTasks;
@@ -47,12 +47,6 @@ export function createStartTaskRepository({ read, write }: Executor): StartTaskR
         return selectPage(q.db, tasks, matching(q, filter), key, page);
       }),
     count: (filter) =>
-      read(async (q) => {
-        const [row] = await q.db
-          .select({ n: count() })
-          .from(q.t.conversationStartTasks)
-          .where(matching(q, filter));
-        return row?.n ?? 0;
-      }),
+      read((q) => countWhere(q.db, q.t.conversationStartTasks, matching(q, filter))),
   };
 }

@@ -1,6 +1,6 @@
-import { and, count, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { UserRepository } from "../port/repositories";
-import type { Executor } from "../query/query";
+import { countWhere, type Executor } from "../query/query";
 
 export function createUserRepository({ read, write, atomic }: Executor): UserRepository {
   return {
@@ -17,14 +17,7 @@ export function createUserRepository({ read, write, atomic }: Executor): UserRep
           .where(and(eq(t.users.id, id), isNull(t.users.deletedAt)));
         return row;
       }),
-    count: () =>
-      read(async ({ db, t }) => {
-        const [row] = await db
-          .select({ n: count() })
-          .from(t.users)
-          .where(isNull(t.users.deletedAt));
-        return row?.n ?? 0;
-      }),
+    count: () => read(({ db, t }) => countWhere(db, t.users, isNull(t.users.deletedAt))),
     list: () =>
       read(({ db, t }) =>
         db
@@ -100,7 +93,7 @@ export function createUserRepository({ read, write, atomic }: Executor): UserRep
             )
             .prepare("users_by_key_hash"),
         );
-        const [row] = await byKeyHash.execute({ keyHash });
+        const row = await byKeyHash.first({ keyHash });
         return row?.user;
       }),
   };

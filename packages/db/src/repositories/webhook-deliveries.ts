@@ -1,8 +1,8 @@
-import { and, count, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { dueHeadsQuery, inPickedOrder, pendingHeadsCte } from "../due-deliveries";
 import type { WebhookDeliveryRepository } from "../port/repositories";
 import type { WebhookDeliveryRow } from "../port/rows";
-import { type Executor, selectPage } from "../query/query";
+import { countWhere, type Executor, selectPage } from "../query/query";
 
 export function createWebhookDeliveryRepository({
   read,
@@ -47,10 +47,9 @@ export function createWebhookDeliveryRepository({
         return next?.at === null || next?.at === undefined ? null : Number(next.at);
       }),
     countPending: () =>
-      read(async ({ db, t }) => {
+      read(({ db, t }) => {
         const d = t.webhookDeliveries;
-        const [row] = await db.select({ n: count() }).from(d).where(eq(d.status, "pending"));
-        return row?.n ?? 0;
+        return countWhere(db, d, eq(d.status, "pending"));
       }),
     /**
      * Of the rows asked for, those pending and not under another holder's unexpired claim; on

@@ -26,7 +26,7 @@ export function createWebhookRepository({ read, write }: Executor): WebhookRepos
               .where(eq(t.webhooks.ownerId, sql.placeholder("ownerId")))
               .prepare("webhooks_by_owner"),
           )
-          .execute({ ownerId }),
+          .all({ ownerId }),
       ),
     remove: (id) =>
       write(async ({ db, t }) => {

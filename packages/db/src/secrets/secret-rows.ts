@@ -38,6 +38,7 @@ export function sealedRepositories(repos: Repositories, box: SecretBox): Reposit
     <T>(open: (row: T) => T) =>
     (row: T | undefined) =>
       row === undefined ? undefined : open(row);
+  const openSandboxIfAny = opened(openSandbox);
   /*
    * A stored create response may hold a secret shown once (an API key): always sealed. It is not
    * in `secretColumns` (a record in progress has no body; records expire within a day), so the
@@ -53,7 +54,7 @@ export function sealedRepositories(repos: Repositories, box: SecretBox): Reposit
         await sandboxes.insert({ ...full, sessionApiKey: sealKey(full.id, full.sessionApiKey) });
         return full;
       },
-      get: (id) => sandboxes.get(id).then(opened(openSandbox)),
+      get: (id) => sandboxes.get(id).then(openSandboxIfAny),
       update: (id, patch) =>
         sandboxes
           .update(

@@ -109,12 +109,15 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions): St
   }
 
   /** Reads on the read connection: WAL gives them the last committed state, never waiting. */
-  async function read<T>(op: (q: Query) => Promise<T>, q: Query): Promise<T> {
-    try {
-      return await op(q);
-    } catch (error) {
+  function read<T>(op: (q: Query) => Promise<T>, q: Query): Promise<T> {
+    const retry = (error: unknown) => {
       if (!isBusy(error)) throw error;
       return retryWhileBusy(() => op(q), deadline());
+    };
+    try {
+      return op(q).then(undefined, retry);
+    } catch (error) {
+      return retry(error);
     }
   }
 
