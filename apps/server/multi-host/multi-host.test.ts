@@ -267,8 +267,9 @@ describe.skipIf(dockerHosts === undefined)("sandboxes over several Docker hosts"
     expect(
       dockerOn("h2", ["inspect", "-f", "{{.State.Running}}", `sandbox-server-${onH2.sandboxId}`]),
     ).toBe("false");
-    // Nothing runs there to adopt: a few supervisor passes later it is still ERROR.
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    // Nothing runs there to adopt: after a few probe passes (each would report a recovery) it is
+    // still ERROR.
+    for (let pass = 0; pass < 3; pass++) await plane.runtime.probeAll();
     expect((await api("GET", `/api/v1/sandboxes/${onH2.sandboxId}`)).body.status).toBe("ERROR");
     // Resume starts the same container again on h2 (same key, same files).
     const resumed = await api("POST", `/api/v1/sandboxes/${onH2.sandboxId}/resume`);

@@ -36,6 +36,7 @@ describe("compileEgressRuleset", () => {
     expect(rulesOf(text)).toEqual([
       'oif "lo" accept',
       "ct state established,related accept",
+      "ct state invalid drop",
       "icmpv6 type { nd-router-solicit, nd-neighbor-solicit, nd-neighbor-advert } accept",
       "ip daddr @metadata4 jump refuse",
       "ip6 daddr @metadata6 jump refuse",

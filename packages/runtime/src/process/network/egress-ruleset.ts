@@ -112,6 +112,9 @@ export function compileEgressRuleset(input: EgressRulesetInput): string {
     ...loopback,
     '    oif "lo" accept',
     "    ct state established,related accept",
+    // A packet conntrack cannot place (out of window, after the entry closed) is dropped, never
+    // refused: a reset would cut a live connection the host made to the agent server.
+    "    ct state invalid drop",
     // Neighbour discovery (to link-local and multicast addresses) keeps IPv6 working.
     "    icmpv6 type { nd-router-solicit, nd-neighbor-solicit, nd-neighbor-advert } accept",
     "    ip daddr @metadata4 jump refuse",
