@@ -1,9 +1,8 @@
 import type * as schema from "../schema";
 
 /*
- * Row shapes of the store. They are inferred from the table definitions in `schema.ts`; another
- * adapter (PostgreSQL) defines its tables in its own dialect and must infer these same types,
- * which its implementation of `Store` checks at compile time.
+ * Row shapes of the store, inferred from the SQLite tables (`schema.ts`). Each PostgreSQL table
+ * infers the same row, checked at compile time beside the two definitions (`tables/`).
  */
 
 export type User = typeof schema.users.$inferSelect;

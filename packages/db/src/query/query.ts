@@ -7,7 +7,7 @@ import type * as tables from "../pg/schema";
 /**
  * Drizzle over one connection, as the repositories see it. They are written once, in the types of
  * Drizzle's pg dialect: SQLite's query builders have the same methods with the same results when
- * awaited, and its tables infer the same rows (`pg/row-types.ts`), so the SQLite store hands in
+ * awaited, and its tables infer the same rows (`tables/`), so the SQLite store hands in
  * its own under these types (docs/adr/0032-one-query-layer.md). Queries run by being awaited;
  * what the two dialects spell differently is asked of `Dialect`.
  */
