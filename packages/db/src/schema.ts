@@ -1,6 +1,6 @@
 /*
  * The SQLite tables, as drizzle-kit reads them (`npm run generate`). Each is defined in `tables/`
- * beside its PostgreSQL twin (`pg/schema.ts`).
+ * beside its PostgreSQL twin (listed in `tables/pg.ts`).
  */
 
 export { idempotencyKeys, leases, secretsKeyCheck } from "./tables/bookkeeping";

@@ -5,10 +5,10 @@ import { pgDialect } from "../query/dialects";
 import { createQuery, type Executor, type Query, transactionExecutor } from "../query/query";
 import { createRepositories } from "../repositories";
 import type { SecretBox } from "../secrets/secret-box";
+import * as schema from "../tables/pg";
 import { isConnectionError, reason, storeError } from "./errors";
 import { createPgNotices } from "./notices";
 import { defaultPgMigrationsFolder, prepareDatabase } from "./prepare";
-import * as schema from "./schema";
 
 export interface PostgresStoreOptions {
   /** Seals the secrets the store keeps; see `SqliteStoreOptions.secretBox`. */

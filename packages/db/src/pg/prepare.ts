@@ -6,7 +6,7 @@ import { assertKeyCheck, KEY_CHECK_ID } from "../secrets/key-check";
 import { planSealing, type StoredSecret } from "../secrets/plan-sealing";
 import type { SecretBox } from "../secrets/secret-box";
 import { secretColumns } from "../secrets/secret-rows";
-import * as schema from "./schema";
+import * as schema from "../tables/pg";
 
 export const defaultPgMigrationsFolder = fileURLToPath(
   new URL("../../drizzle-pg", import.meta.url),

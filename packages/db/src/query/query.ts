@@ -2,7 +2,7 @@ import { type AnyColumn, and, count, eq, type SQL, type SQLWrapper, sql } from "
 import type { NodePgDatabase } from "drizzle-orm/node-postgres";
 import type { PgTable } from "drizzle-orm/pg-core";
 import { keyset, type Page, type PageRequest, type SortDirection, toPage } from "../paging";
-import type * as tables from "../pg/schema";
+import type * as tables from "../tables/pg";
 
 /**
  * Drizzle over one connection, as the repositories see it. They are written once, in the types of
