@@ -26,6 +26,7 @@ import { cgroupNameFor, type SandboxLimits } from "./isolation/sandbox-cgroup";
 import { SharedViewKeeper } from "./isolation/shared-view";
 import { describeExit, type ExitInfo, withOutput } from "./launch-agent-server";
 import { launchRun, launchState, type RunNetwork } from "./launch-run";
+import type { NetnsLink } from "./network/detect-netns";
 import { SandboxNetworks } from "./network/sandbox-networks";
 import {
   type ProcessRuntimeOptions,
@@ -65,7 +66,12 @@ export interface ProcessRuntimeEvents {
 
 type Liveness = "alive" | "paused" | "exited";
 
-export { detectNetns, type NetnsSupport } from "./network/detect-netns";
+export {
+  detectNetns,
+  type NetnsLink,
+  type NetnsLinkChoice,
+  type NetnsSupport,
+} from "./network/detect-netns";
 export type {
   ProcessNetworking,
   ProcessRuntimeOptions,
@@ -95,6 +101,8 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
   readonly isolation: IsolationLevel;
   readonly isolationDetail?: string;
   readonly network: NetworkIsolation;
+  /** How sandboxes with a network of their own reach out (null: they share the host's). */
+  readonly networkLink: NetnsLink | null;
   private readonly settings: ProcessRuntimeSettings;
   private readonly logger: RuntimeLogger;
   private readonly records = new Map<string, SandboxRecord>();
@@ -109,6 +117,7 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
     this.settings = resolveSettings(options);
     this.isolation = this.settings.bwrap ? "namespaces" : "none";
     this.network = this.settings.netns ? "own" : "shared";
+    this.networkLink = this.settings.netnsLink;
     this.logger = options.logger ?? silentLogger;
     const { seccomp } = this.settings;
     if (seccomp) this.isolationDetail = describeSeccomp(seccomp);
