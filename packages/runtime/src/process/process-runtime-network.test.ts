@@ -23,7 +23,7 @@ import { resolveSandboxPaths } from "./sandbox-files";
 import { findSandboxProcesses } from "./sandbox-processes";
 import { LanHost } from "./test/lan-host";
 import { installProbe, probeFromHost } from "./test/probe";
-import { RuntimeFixture, runBash } from "./test/support";
+import { agentServerHostPid, RuntimeFixture, runBash } from "./test/support";
 
 /**
  * A process sandbox's network is its own: each probe first succeeds where it must (on the host,
@@ -399,6 +399,21 @@ function networkSuite(link: NetnsLink): void {
         // Its resolver answers again.
         expect(await probe(b, "lookup", LAN_NAME)).toBe(lan.address);
         operatorAllowed = successor;
+      });
+
+      it("relaunches into the same namespace after its agent server died, its network intact", async () => {
+        const name = await namespaceOf(a.dir);
+        process.kill(await agentServerHostPid(a.dir), "SIGKILL");
+        await vi.waitFor(async () => expect((await isolated.inspect(a.id)).state).toBe("exited"));
+        const resumed = await isolated.resume(a.id);
+        await isolated.waitUntilReady(a.id, READY_TIMEOUT_MS);
+        expect(await namespaceOf(a.dir)).toBe(name);
+        // With veth the address is the namespace's, kept with it; pasta binds a new host port.
+        if (link === "veth") expect(resumed.agentServerUrl).toBe(a.url);
+        a.url = resumed.agentServerUrl as string;
+        expect(await probe(a, "lookup", LAN_NAME)).toBe(lan.address);
+        expect(await probe(a, "http", lan.address, "8080")).toMatch(REFUSED);
+        expect(await probe(a, "tcp", "127.0.0.1", String(portOf(hostV4)))).toMatch(REFUSED);
       });
 
       it("takes namespaces from a pool and removes the pool's unused ones on close", async () => {

@@ -143,8 +143,10 @@ export function hostTable(forwards: LoopbackForward[]): string {
 // Docker's FORWARD policy is DROP, and a drop in its chain stands whatever ours accepted:
 // DOCKER-USER (which Docker keeps, and jumps to first) lets the sandboxes' traffic through, after
 // our forward chain has dropped what must not pass.
+// Checked and inserted under a lock: control planes (and their pools) run this concurrently.
 const DOCKER_USER =
   '[ -n "$IPTABLES" ] || exit 0; "$IPTABLES" -n -L DOCKER-USER >/dev/null 2>&1 || exit 0; ' +
+  "exec 9>/run/sandbox-veth.lock; ! command -v flock >/dev/null || flock 9; " +
   'for rule in "-i $1+ -j ACCEPT" "-o $1+ -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT"; do ' +
   '"$IPTABLES" -C DOCKER-USER $rule 2>/dev/null || "$IPTABLES" -I DOCKER-USER $rule || exit 1; done';
 
