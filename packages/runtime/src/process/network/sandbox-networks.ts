@@ -9,7 +9,12 @@ import type { RuntimeLogger } from "../../types";
 import type { RunNetwork } from "../launch-run";
 import type { SandboxRecord } from "../sandbox-record";
 import { detectNetns, type NetnsLink, type UsableNetns } from "./detect-netns";
-import { compileEgressRuleset, loopbackForwardsOf, RESOLVER_PORT } from "./egress-ruleset";
+import {
+  compileEgressRuleset,
+  type LoopbackForward,
+  loopbackForwardsOf,
+  RESOLVER_PORT,
+} from "./egress-ruleset";
 import { NetnsPool } from "./netns-pool";
 import { DenialReporter, readRefused } from "./refused-destinations";
 import {
@@ -21,6 +26,8 @@ import {
 } from "./sandbox-network";
 import { SandboxResolver } from "./sandbox-resolver";
 import { createNetnsWithVeth, ensureHostRules, hostAddressOf } from "./veth-link";
+
+const HOST_RULES_MEND_MS = 60_000;
 
 export interface SandboxNetworksOptions {
   rootDir: string;
@@ -49,8 +56,10 @@ export class SandboxNetworks {
   private readonly resolver: SandboxResolver | null;
   private readonly pool: NetnsPool | null;
   private readonly link: NetnsLink | null;
-  /** The host's rules for veth pairs, written once at start (the pool mends them later). */
-  private readonly hostRules: Promise<void> | null;
+  /** The latest writing of the host's rules for veth pairs (at start; the pool mends them). */
+  private hostRules: Promise<void> | null;
+  /** When the host's rules were last written (the pool mends them at most once a minute). */
+  private hostRulesAt = 0;
 
   constructor(options: SandboxNetworksOptions) {
     this.tools = options.tools;
@@ -76,6 +85,7 @@ export class SandboxNetworks {
     const { tools } = options;
     this.link = tools ? options.link : null;
     const forwards = loopbackForwardsOf(this.operator);
+    this.hostRulesAt = Date.now();
     this.hostRules = tools && this.link === "veth" ? ensureHostRules(tools, forwards) : null;
     this.hostRules?.catch((error: unknown) =>
       this.logger.error({ err: error }, "host rules for sandbox veth pairs not set"),
@@ -86,7 +96,7 @@ export class SandboxNetworks {
           options.rootDir,
           this.logger,
           (name) => this.makeNetns(tools, name),
-          this.link === "veth" ? () => ensureHostRules(tools, forwards) : undefined,
+          this.link === "veth" ? () => this.mendHostRules(tools, forwards) : undefined,
         )
       : null;
     this.pool?.fill();
@@ -146,7 +156,7 @@ export class SandboxNetworks {
     record.preparedNetns = null;
     const made = prepared ? await prepared : false;
     if (!made || record.netnsAddress === null) {
-      record.netnsAddress = await createNetnsWithVeth(tools, namespace, forwards);
+      record.netnsAddress = await this.makeVeth(tools, namespace);
     }
     const address = record.netnsAddress;
     resolver.close(record.sandboxId);
@@ -228,12 +238,33 @@ export class SandboxNetworks {
     await this.pool?.close();
   }
 
+  /**
+   * Writes the host's rules again when a minute has passed, or at once when the last writing
+   * failed: a firewall reloaded meanwhile (or a Docker started after us, with its FORWARD policy
+   * DROP) is mended before the next namespaces, without a spawn per namespace in a burst.
+   */
+  private async mendHostRules(tools: UsableNetns, forwards: LoopbackForward[]): Promise<void> {
+    const failed = await this.hostRules?.then(
+      () => false,
+      () => true,
+    );
+    if (!failed && Date.now() - this.hostRulesAt < HOST_RULES_MEND_MS) return;
+    this.hostRulesAt = Date.now();
+    this.hostRules = ensureHostRules(tools, forwards);
+    await this.hostRules;
+  }
+
   /** One namespace, with its veth pair when that is the data path; says its address. */
   private async makeNetns(tools: UsableNetns, name: string): Promise<string | null> {
     if (this.link !== "veth") {
       await createNetns(tools, name);
       return null;
     }
+    return this.makeVeth(tools, name);
+  }
+
+  /** Never a pair without the host's rules: they keep the sandbox off the host's services. */
+  private async makeVeth(tools: UsableNetns, name: string): Promise<string> {
     await this.hostRules;
     return createNetnsWithVeth(tools, name, loopbackForwardsOf(this.operator));
   }

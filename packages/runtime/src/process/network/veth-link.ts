@@ -152,8 +152,8 @@ const DOCKER_USER =
 
 /**
  * Writes the host's table and lets sandbox traffic through Docker's FORWARD chain where there
- * is one. Run at start and again before each namespace is made ahead (a firewall reloaded since
- * then is mended there).
+ * is one. Run at start and again now and then before namespaces are made ahead (a firewall
+ * reloaded since then is mended there).
  */
 export async function ensureHostRules(
   tools: UsableNetns,
