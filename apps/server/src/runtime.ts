@@ -123,10 +123,10 @@ export async function selectRuntime(
     });
     if (runtime.networkLink) {
       log.info({ link: runtime.networkLink }, "process sandboxes' network namespaces linked");
-    } else if (runtime.network === "shared" && netnsUsable && env.PROCESS_NETWORK_LINK !== "auto") {
+    } else if (runtime.network === "shared" && netnsUsable) {
       log.warn(
         { link: env.PROCESS_NETWORK_LINK },
-        "process sandboxes share the host's network: the chosen link cannot be used here",
+        "process sandboxes share the host's network: no link for their namespaces works here (veth needs IPv4 forwarding on; pasta needs passt)",
       );
     }
     return runtime;
