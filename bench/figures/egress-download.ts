@@ -14,75 +14,104 @@ const TARGET_RATIO = 0.8;
 /** curl's own measure of a download: seconds from start to the last byte, printed alone. */
 const curlCommand = (url: string) => `curl -sS -o /dev/null -w '%{time_total}' '${url}'`;
 
+/** The data paths of a process sandbox's namespace, each measured where it works here. */
+const LINKS = ["veth", "pasta"] as const;
+type Link = (typeof LINKS)[number];
+
+interface LinkResult {
+  link: Link;
+  sandboxS: number[];
+  hostS: number[];
+}
+
 /**
- * A sandbox's download through its egress enforcer (own network namespace, pasta, the nftables
- * table) against the same download by a host process: MIB MiB from a "LAN host" (a network
- * namespace of the bench's own, on 198.18.x) that the operator's policy allows. Taken in turns,
- * ROUNDS times each, with curl on both sides; the ratio of the medians is the figure.
+ * A sandbox's download through its egress enforcer (own network namespace, the nftables table,
+ * and its data path: a veth pair routed by the host's kernel, or pasta copying in user space)
+ * against the same download by a host process: MIB MiB from a "LAN host" (a network namespace of
+ * the bench's own, on 198.18.x) that the operator's policy allows. Taken in turns, ROUNDS times
+ * each, with curl on both sides; the ratio of the medians is the figure, one per data path.
  */
 export async function egressDownload(ctx: BenchContext): Promise<FigureResult> {
   const lan = new LanHost();
   await lan.start();
   const url = `http://${lan.address}:8080/blob?mib=${MIB}`;
-  const cp = await startControlPlane({
-    runtime: "process",
-    env: { SANDBOX_EGRESS_ALLOW: `${lan.address}:8080` },
-  });
+  const results: LinkResult[] = [];
   try {
-    const created = await cp.api("POST", "/api/v1/sandboxes", {});
-    if (created.status !== 201) throw new Error(`start: ${created.status}`);
-    const sandbox: Json = await waitForStatus(cp, created.body.id, "RUNNING");
-    const health = await cp.api("GET", "/health");
-    if (health.body?.network !== "own") {
-      throw new Error(
-        `sandboxes here do not have a network of their own (${health.body?.network})`,
-      );
+    for (const link of LINKS) {
+      const measured = await measureLink(link, lan, url);
+      if (measured) results.push(measured);
+      else ctx.log(`egress download: the ${link} data path is not usable here`);
     }
-    const insideS: number[] = [];
-    const hostS: number[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      hostS.push(Number((await exec("/bin/sh", ["-c", curlCommand(url)])).stdout));
-      insideS.push(await runInSandbox(sandbox, curlCommand(url)));
-    }
-    const rate = (seconds: number[]) => MIB / median(seconds);
-    const inside = rate(insideS);
+  } finally {
+    await lan.stop();
+  }
+  const rate = (seconds: number[]) => MIB / median(seconds);
+  const rows = results.map(({ link, sandboxS, hostS }) => {
+    const inside = rate(sandboxS);
     const host = rate(hostS);
     const ratio = inside / host;
     ctx.log(
-      `egress download: sandbox ${inside.toFixed(0)} MiB/s, host ${host.toFixed(0)} MiB/s (${ratio.toFixed(2)}×)`,
+      `egress download (${link}): sandbox ${inside.toFixed(0)} MiB/s, host ${host.toFixed(0)} MiB/s (${ratio.toFixed(2)}×)`,
     );
-    await cp.api("DELETE", `/api/v1/sandboxes/${sandbox.id}`);
     return {
-      key: "egress_download",
+      link,
       data: {
-        mib: MIB,
-        rounds: ROUNDS,
-        sandbox_seconds: insideS,
+        sandbox_seconds: sandboxS,
         host_seconds: hostS,
         sandbox_mib_s: Math.round(inside),
         host_mib_s: Math.round(host),
         ratio: Math.round(ratio * 100) / 100,
       },
-      rows: [
-        {
-          figure: "Egress download",
-          runtime: "process",
-          measure: `${MIB} MiB from an allowed LAN host, sandbox (through its enforcer) / host process, median of ${ROUNDS}`,
-          value: `${inside.toFixed(0)} / ${host.toFixed(0)} MiB/s = ${ratio.toFixed(2)}×`,
-          target: `≥ ${TARGET_RATIO}×`,
-          met: ratio >= TARGET_RATIO,
-        },
-      ],
-      notes: [
-        `**Egress download**: ${MIB} MiB over HTTP from a network namespace of the bench's own on ` +
-          "198.18.x, which `SANDBOX_EGRESS_ALLOW` opens; curl inside a process sandbox (own " +
-          "namespace, pasta, the nftables enforcer) and curl on the host, in turns.",
-      ],
+      row: {
+        figure: "Egress download",
+        runtime: `process (${link})`,
+        measure: `${MIB} MiB from an allowed LAN host, sandbox (through its enforcer) / host process, median of ${ROUNDS}`,
+        value: `${inside.toFixed(0)} / ${host.toFixed(0)} MiB/s = ${ratio.toFixed(2)}×`,
+        target: `≥ ${TARGET_RATIO}×`,
+        met: ratio >= TARGET_RATIO,
+      },
     };
+  });
+  return {
+    key: "egress_download",
+    data: {
+      mib: MIB,
+      rounds: ROUNDS,
+      ...Object.fromEntries(rows.map(({ link, data }) => [link, data])),
+    },
+    rows: rows.map(({ row }) => row),
+    notes: [
+      `**Egress download**: ${MIB} MiB over HTTP from a network namespace of the bench's own on ` +
+        "198.18.x, which `SANDBOX_EGRESS_ALLOW` opens; curl inside a process sandbox (own " +
+        "namespace, the nftables enforcer, and its data path: `veth`, the host kernel's routing " +
+        "and NAT, or `pasta`, a user-space copy) and curl on the host, in turns.",
+    ],
+  };
+}
+
+/** The rounds through one data path, or null where the control plane cannot use it. */
+async function measureLink(link: Link, lan: LanHost, url: string): Promise<LinkResult | null> {
+  const cp = await startControlPlane({
+    runtime: "process",
+    env: { SANDBOX_EGRESS_ALLOW: `${lan.address}:8080`, PROCESS_NETWORK_LINK: link },
+  });
+  try {
+    const health = await cp.api("GET", "/health");
+    if (health.body?.network !== "own") return null;
+    const created = await cp.api("POST", "/api/v1/sandboxes", {});
+    if (created.status !== 201) throw new Error(`start: ${created.status}`);
+    const sandbox: Json = await waitForStatus(cp, created.body.id, "RUNNING");
+    const sandboxS: number[] = [];
+    const hostS: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      hostS.push(Number((await exec("/bin/sh", ["-c", curlCommand(url)])).stdout));
+      sandboxS.push(await runInSandbox(sandbox, curlCommand(url)));
+    }
+    await cp.api("DELETE", `/api/v1/sandboxes/${sandbox.id}`);
+    return { link, sandboxS, hostS };
   } finally {
     await cp.stop();
     removeDataDir(cp.dataDir);
-    await lan.stop();
   }
 }
 

@@ -3,8 +3,9 @@
 # sandboxes run under it; its isolation tests fail without it when CI=true), python3-seccomp
 # (libseccomp's binding, which compiles their seccomp filter), jq (the README's walkthrough, run by
 # tooling/e2e), iproute2 (tooling/docker/docker-hosts-up.sh; a process sandbox's network
-# namespace), passt (pasta: a sandbox's egress and the forward to its agent server), nftables (a
-# sandbox's egress enforcer) and util-linux's nsenter (bwrap starts inside the namespace); the
+# namespace and its veth pair), passt (pasta: the fallback data path of a sandbox's egress and the
+# forward to its agent server, tested beside veth), nftables (a sandbox's egress enforcer and the
+# host's rules for veth pairs) and util-linux's nsenter (bwrap starts inside the namespace); the
 # network tests fail without them when CI=true. Idempotent; needs root on a
 # machine that lacks them.
 set -euo pipefail

@@ -37,7 +37,9 @@ it("creates, lists, waits for, pauses, resumes and deletes a sandbox", async () 
 
   const get = await runCli(["sandboxes", "get", sandbox.id], env);
   expect(get.stdout).toMatch(/^status: +RUNNING$/m);
-  expect(get.stdout).toMatch(/^agent server: +http:\/\/127\.0\.0\.1:\d+$/m);
+  expect(get.stdout).toMatch(
+    /^agent server: +http:\/\/(127\.0\.0\.1:\d+|198\.19\.\d+\.\d+:8000)$/m,
+  );
 
   const paused = await runCli(["sandboxes", "pause", sandbox.id, "--json"], env);
   expect((JSON.parse(paused.stdout) as SandboxJson).status).toBe("PAUSED");

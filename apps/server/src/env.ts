@@ -93,6 +93,11 @@ const EnvSchema = z.object({
   STORED_EVENT_MAX_BYTES: optionalPositiveInt.default(1024 * 1024),
   /** Process runtime: `bwrap` demands bubblewrap, `none` runs sandboxes unisolated. */
   PROCESS_SANDBOXING: z.enum(["auto", "bwrap", "none"]).default("auto"),
+  /**
+   * Process runtime: how a sandbox's network namespace reaches out — `veth` (kernel routing and
+   * NAT), `pasta` (a user-space process per sandbox), `auto` (veth where it works, else pasta).
+   */
+  PROCESS_NETWORK_LINK: z.enum(["auto", "veth", "pasta"]).default("auto"),
   ALLOW_UNISOLATED_MULTI_USER: flag,
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: flag,
   /**

@@ -94,8 +94,10 @@ export async function selectRuntime(
   if (env.PROCESS_SANDBOXING === "auto" && bwrap && !bwrap.usable) {
     log.warn({ reason: bwrap.reason }, "process sandboxes are NOT isolated: bubblewrap unusable");
   }
+  let netnsUsable = false;
   if (bwrap?.usable) {
     const netns = detectNetns();
+    netnsUsable = netns.usable;
     if (!netns.usable) {
       log.warn(
         { reason: netns.reason },
@@ -111,13 +113,23 @@ export async function selectRuntime(
     );
   }
   try {
-    return new ProcessRuntime({
+    const runtime = new ProcessRuntime({
       rootDir: path.resolve(env.DATA_DIR, "sandboxes"),
       agentServerEntry: path.resolve(env.AGENT_SERVER_ENTRY),
       logger: runtimeLog,
       sandboxing: env.PROCESS_SANDBOXING,
+      networkLink: env.PROCESS_NETWORK_LINK,
       egress: { operator: options.operatorEgress ?? { allow: [] } },
     });
+    if (runtime.networkLink) {
+      log.info({ link: runtime.networkLink }, "process sandboxes' network namespaces linked");
+    } else if (runtime.network === "shared" && netnsUsable) {
+      log.warn(
+        { link: env.PROCESS_NETWORK_LINK },
+        "process sandboxes share the host's network: no link for their namespaces works here (veth needs IPv4 forwarding on; pasta needs passt)",
+      );
+    }
+    return runtime;
   } catch (error) {
     throw new ConfigError(errorMessage(error));
   }

@@ -12,7 +12,7 @@ it("waits for a sandbox to become RUNNING, then PAUSED", async () => {
   expect(started.status).toBe("STARTING");
   const running = await waitForSandboxStatus(client, started.id, "RUNNING", { timeoutMs: 60_000 });
   expect(running.status).toBe("RUNNING");
-  expect(running.agent_server_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  expect(running.agent_server_url).toMatch(/^http:\/\/(127\.0\.0\.1:\d+|198\.19\.\d+\.\d+:8000)$/);
 
   await client.sandboxes.pause.mutate({ id: started.id });
   const paused = await waitForSandboxStatus(client, started.id, ["PAUSED", "ERROR"]);

@@ -49,7 +49,7 @@ describe("conversations.streamStart", () => {
       created_by_user_id: alice.id,
       app_conversation_id: MAIN_ID,
       sandbox_id: expect.stringMatching(/^sb_/),
-      agent_server_url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:/),
+      agent_server_url: expect.stringMatching(/^http:\/\/(127\.0\.0\.1|198\.19\.\d+\.\d+):/),
       detail: null,
     });
     expect(ready?.request).toMatchObject({ conversation_id: MAIN_ID, title: "Beta main" });

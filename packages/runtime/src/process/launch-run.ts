@@ -3,9 +3,15 @@ import type { RuntimeLogger } from "../types";
 import { prepareRunCgroup } from "./isolation/run-limits";
 import type { SharedViewKeeper } from "./isolation/shared-view";
 import { type ExitInfo, LaunchFailure, launchAgentServer } from "./launch-agent-server";
-import type { UsableNetns } from "./network/detect-netns";
+import type { NetnsLink, UsableNetns } from "./network/detect-netns";
 import type { LoopbackForward } from "./network/egress-ruleset";
-import { attachPasta, createNetns, netnsPathOf } from "./network/sandbox-network";
+import {
+  applyRuleset,
+  attachPasta,
+  createNetns,
+  INSIDE_AGENT_PORT,
+  netnsPathOf,
+} from "./network/sandbox-network";
 import { planLaunch, spawnArgvOf } from "./plan-launch";
 import type { ProcessRuntimeSettings } from "./process-runtime-options";
 import {
@@ -32,16 +38,31 @@ export function launchState(settings: ProcessRuntimeSettings, record: SandboxRec
     logOffset: 0,
     startedAt: new Date().toISOString(),
     egress: record.egress,
-    network: record.netns ? { namespace: record.netns, resolverPort: record.resolverPort } : null,
+    network: record.netns
+      ? {
+          namespace: record.netns,
+          resolverPort: record.resolverPort,
+          address: record.netnsAddress,
+        }
+      : null,
   };
 }
 
 /** A launch into a network namespace of the sandbox's own. */
 export interface RunNetwork {
   tools: UsableNetns;
-  /** Its namespace (`ip netns` name): made already (`record.preparedNetns`) or made by the launch. */
+  link: NetnsLink;
+  /**
+   * Its namespace (`ip netns` name): made already (`record.preparedNetns`) or made by the launch;
+   * with a veth pair, made (and addressed) before the launch.
+   */
   namespace: string;
-  /** The sandbox's ruleset (compileEgressRuleset), applied before pasta gives it a way out. */
+  /** Its address on its veth pair, where the agent server listens; null with pasta. */
+  address: string | null;
+  /**
+   * The sandbox's ruleset (compileEgressRuleset), applied before pasta gives it a way out, or
+   * over the closed table its veth pair came with.
+   */
   ruleset: string;
   /** The host port of the sandbox's resolver, or null for none. */
   resolverPort: number | null;
@@ -69,7 +90,9 @@ export type RunLaunch =
  *
  * With `network`, the sandbox gets its namespace (made, or kept from an earlier run) before bwrap
  * starts in it (`nsenter --net`: bwrap itself makes no network namespace); its ruleset, then pasta,
- * are applied meanwhile; the run's port is then the host's end of pasta's forward.
+ * are applied meanwhile; the run's port is then the host's end of pasta's forward. With a veth
+ * pair only the ruleset is applied meanwhile, and the host reaches the agent server at the
+ * namespace's address.
  */
 export async function launchRun(
   settings: ProcessRuntimeSettings,
@@ -82,6 +105,7 @@ export async function launchRun(
   const { sandboxId, paths } = record;
   record.netns = network?.namespace ?? null;
   record.resolverPort = network?.resolverPort ?? null;
+  record.netnsAddress = network?.address ?? null;
   const state = launchState(settings, record);
   let detail: string;
   try {
@@ -97,9 +121,17 @@ export async function launchRun(
     // Independent of each other (the directories, the plan's files, the cgroup, the namespace).
     const [cgroup, plan] = await Promise.all([
       preparedCgroup,
-      planLaunch({ settings, paths, command: record.command, secrets, view, ownNetwork: !!netns }),
+      planLaunch({
+        settings,
+        paths,
+        command: record.command,
+        secrets,
+        view,
+        ownNetwork: !!netns,
+        listenAddress: network?.address ?? null,
+      }),
       createSandboxDirs(paths),
-      network && netns
+      network && netns && network.link === "pasta"
         ? (preparedNetns ?? Promise.resolve(false)).then(async (made) => {
             if (!made) await createNetns(network.tools, netns);
           })
@@ -116,9 +148,13 @@ export async function launchRun(
     // has no way out before pasta's tap device, so nothing leaves it before the ruleset is in
     // place (a ruleset that fails means no pasta, and a failed launch). pasta carries the marker,
     // so pause, delete and a relaunch reach it with the sandbox.
-    const pasta =
+    // With a veth pair the ruleset replaces the closed table the pair came with.
+    const linkUp =
       network && netns
-        ? attachPasta({ ...network, name: netns, env: plan.env }).then(
+        ? (network.link === "veth"
+            ? applyRuleset(network.tools, netns, network.ruleset).then(() => INSIDE_AGENT_PORT)
+            : attachPasta({ ...network, name: netns, env: plan.env })
+          ).then(
             (port) => ({ port, error: null }),
             (error: unknown) => ({ port: null, error: errorMessage(error) }),
           )
@@ -134,11 +170,11 @@ export async function launchRun(
       listenTimeoutMs: settings.listenTimeoutMs,
       killAll: () => killSandboxProcesses(paths.dir),
     }).catch(async (error: unknown) => {
-      await pasta;
+      await linkUp;
       await killSandboxProcesses(paths.dir);
       throw error;
     });
-    const attached = await pasta;
+    const attached = await linkUp;
     if (attached?.error) {
       await killSandboxProcesses(paths.dir);
       await launched.exited;
@@ -149,7 +185,8 @@ export async function launchRun(
     state.pid = pid;
     state.port = port;
     state.logOffset = logOffset;
-    const run = { pid, port, argv: plan.argv, logOffset, exitRecorded: null, cgroup };
+    const host = network?.address ?? null;
+    const run = { pid, host, port, argv: plan.argv, logOffset, exitRecorded: null, cgroup };
     logger.info({ sandboxId, pid, port, isolation: state.isolation }, "agent server launched");
     const stateWritten = writeSandboxState(paths, state).then(
       () => null,

@@ -32,6 +32,8 @@ export interface PlanInput {
   view: SharedViewKeeper;
   /** The sandbox runs in a network namespace of its own: its agent server has a fixed port there. */
   ownNetwork: boolean;
+  /** Where it listens in its namespace when the host reaches it there (its veth address). */
+  listenAddress?: string | null;
 }
 
 /**
@@ -45,7 +47,7 @@ export interface PlanInput {
 export async function planLaunch(input: PlanInput): Promise<LaunchPlan> {
   const { settings, paths, secrets } = input;
   const port = input.ownNetwork ? INSIDE_AGENT_PORT : 0;
-  const listen = ["--port", String(port), "--host", settings.host];
+  const listen = ["--port", String(port), "--host", input.listenAddress ?? settings.host];
   const marker = { [SANDBOX_MARKER_ENV]: paths.dir };
   const envOptions = {
     path: settings.sandboxPath,

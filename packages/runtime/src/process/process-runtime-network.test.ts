@@ -14,15 +14,16 @@ import type {
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { StartSandboxOptions } from "../types";
 import { detectBwrap } from "./isolation/detect-bwrap";
-import { detectNetns } from "./network/detect-netns";
+import { chooseLink, detectNetns, type NetnsLink } from "./network/detect-netns";
 import { netnsPathOf } from "./network/sandbox-network";
+import { hostAddressOf } from "./network/veth-link";
 import type { ProcessRuntime } from "./process-runtime";
 import { readCmdline, readProcState } from "./read-proc";
 import { resolveSandboxPaths } from "./sandbox-files";
 import { findSandboxProcesses } from "./sandbox-processes";
 import { LanHost } from "./test/lan-host";
 import { installProbe, probeFromHost } from "./test/probe";
-import { RuntimeFixture, runBash } from "./test/support";
+import { agentServerHostPid, RuntimeFixture, runBash } from "./test/support";
 
 /**
  * A process sandbox's network is its own: each probe first succeeds where it must (on the host,
@@ -49,24 +50,6 @@ interface Sandbox {
   url: string;
   dir: string;
 }
-
-const fixture = new RuntimeFixture();
-const lan = new LanHost();
-const denials: EgressDenial[] = [];
-let isolated: ProcessRuntime;
-/** The same, with the operator's exception for the LAN host's web server and resolver. */
-let operatorAllowed: ProcessRuntime;
-let operatorRoot: string;
-let isolatedRoot: string;
-let operatorPolicy: OperatorEgressPolicy;
-let a: Sandbox;
-let b: Sandbox;
-let hostV4: Server;
-let hostV6: Server;
-let abstract: NetServer;
-/** A local LLM on the host's loopback, which the operator lets sandboxes reach. */
-let llm: Server;
-const abstractName = `sandbox-test-${randomUUID()}`;
 
 async function listen(server: Server | NetServer, ...args: unknown[]): Promise<number> {
   await new Promise<void>((resolve) =>
@@ -122,6 +105,12 @@ async function namespaceOf(dir: string): Promise<string> {
   return state.network.namespace as string;
 }
 
+/** The namespace's address on its veth pair, as `sandbox.json` records it. */
+async function addressOf(dir: string): Promise<string> {
+  const state = JSON.parse(await readFile(path.join(dir, "sandbox.json"), "utf8"));
+  return state.network.address as string;
+}
+
 /** A refusal: an error code at once, not silence. */
 const REFUSED = /^E[A-Z_]+$/;
 
@@ -129,271 +118,369 @@ function lanPolicy(overrides: Partial<SandboxEgressPolicy>): SandboxEgressPolicy
   return { allowInternet: true, allowOut: [], denyOut: [], ...overrides };
 }
 
-describe.runIf(mustRun)("ProcessRuntime: a network of its own", { timeout: 90_000 }, () => {
-  beforeAll(async () => {
-    await lan.start();
-    hostV4 = createHttpServer((_q, r) => r.end("control-plane"));
-    hostV6 = createHttpServer((_q, r) => r.end("host-v6"));
-    abstract = createServer((socket) => socket.end());
-    await listen(hostV4, 0, "127.0.0.1");
-    await listen(hostV6, 0, "::1");
-    await listen(abstract, `\0${abstractName}`);
-    llm = createHttpServer((_q, r) => r.end("local-llm"));
-    await listen(llm, 0, "127.0.0.1");
-    const resolveName = async (name: string) => (name === LAN_NAME ? [lan.address] : null);
-    const rootDir = await fixture.createRootDir();
-    isolatedRoot = rootDir;
-    isolated = fixture.createRuntime(rootDir, {
-      sandboxing: "bwrap",
-      networking: "own",
-      resolveName,
-    });
-    isolated.onEgressDenied((denial) => denials.push(denial));
-    operatorRoot = await fixture.createRootDir();
-    const operator: OperatorEgressPolicy = {
-      allow: [
-        { kind: "cidr", cidr: `${lan.address}/32`, port: null },
-        { kind: "cidr", cidr: "127.0.0.1/32", port: portOf(llm) },
-      ],
-    };
-    operatorPolicy = operator;
-    operatorAllowed = fixture.createRuntime(operatorRoot, {
-      sandboxing: "bwrap",
-      networking: "own",
-      egress: { operator },
-      resolveName,
-    });
-    operatorAllowed.onEgressDenied((denial) => denials.push(denial));
-    [a, b] = await Promise.all([
-      startSandbox(isolated, rootDir),
-      startSandbox(operatorAllowed, operatorRoot),
-    ]);
-  }, 120_000);
+/** Both data paths where they work here: the suite is the same, the few differences marked. */
+const LINKS: NetnsLink[] = ["veth", "pasta"].filter((link) =>
+  netns.usable ? chooseLink(netns, link as NetnsLink).usable : mustRun,
+) as NetnsLink[];
 
-  afterAll(async () => {
-    await fixture.cleanUp();
-    await lan.stop();
-    hostV4?.close();
-    hostV6?.close();
-    abstract?.close();
-    llm?.close();
-  });
+for (const link of LINKS) networkSuite(link);
 
-  it("says so: isolation namespaces, network own", () => {
-    expect(isolated.isolation).toBe("namespaces");
-    expect(isolated.network).toBe("own");
-  });
+function networkSuite(link: NetnsLink): void {
+  const fixture = new RuntimeFixture();
+  const lan = new LanHost();
+  const denials: EgressDenial[] = [];
+  let isolated: ProcessRuntime;
+  /** The same, with the operator's exception for the LAN host's web server and resolver. */
+  let operatorAllowed: ProcessRuntime;
+  let operatorRoot: string;
+  let isolatedRoot: string;
+  let operatorPolicy: OperatorEgressPolicy;
+  let a: Sandbox;
+  let b: Sandbox;
+  let hostV4: Server;
+  let hostV6: Server;
+  let abstract: NetServer;
+  /** A local LLM on the host's loopback, which the operator lets sandboxes reach. */
+  let llm: Server;
+  const abstractName = `sandbox-test-${randomUUID()}`;
 
-  it("has a loopback of its own", async () => {
-    const own = await runBash(
-      a.url,
-      a.key,
-      `node -e 'require("http").createServer((q, r) => r.end("own")).listen(9000, "127.0.0.1")' & sleep 0.5; node /workspace/probe.cjs http 127.0.0.1 9000; kill %1`,
-    );
-    expect(own.stdout.trim()).toBe("reply own");
-    // Not the host's: nothing listens on 9000 there.
-    expect(await probeFromHost("tcp", "127.0.0.1", "9000")).toMatch(REFUSED);
-  });
+  describe.runIf(mustRun)(
+    `ProcessRuntime: a network of its own (${link})`,
+    { timeout: 90_000 },
+    () => {
+      beforeAll(async () => {
+        await lan.start();
+        hostV4 = createHttpServer((_q, r) => r.end("control-plane"));
+        hostV6 = createHttpServer((_q, r) => r.end("host-v6"));
+        abstract = createServer((socket) => socket.end());
+        await listen(hostV4, 0, "127.0.0.1");
+        await listen(hostV6, 0, "::1");
+        await listen(abstract, `\0${abstractName}`);
+        llm = createHttpServer((_q, r) => r.end("local-llm"));
+        await listen(llm, 0, "127.0.0.1");
+        const resolveName = async (name: string) => (name === LAN_NAME ? [lan.address] : null);
+        const rootDir = await fixture.createRootDir();
+        isolatedRoot = rootDir;
+        isolated = fixture.createRuntime(rootDir, {
+          sandboxing: "bwrap",
+          networking: "own",
+          networkLink: link,
+          resolveName,
+        });
+        isolated.onEgressDenied((denial) => denials.push(denial));
+        operatorRoot = await fixture.createRootDir();
+        const operator: OperatorEgressPolicy = {
+          allow: [
+            { kind: "cidr", cidr: `${lan.address}/32`, port: null },
+            { kind: "cidr", cidr: "127.0.0.1/32", port: portOf(llm) },
+          ],
+        };
+        operatorPolicy = operator;
+        operatorAllowed = fixture.createRuntime(operatorRoot, {
+          sandboxing: "bwrap",
+          networking: "own",
+          networkLink: link,
+          egress: { operator },
+          resolveName,
+        });
+        operatorAllowed.onEgressDenied((denial) => denials.push(denial));
+        [a, b] = await Promise.all([
+          startSandbox(isolated, rootDir),
+          startSandbox(operatorAllowed, operatorRoot),
+        ]);
+      }, 120_000);
 
-  it("cannot reach the host's loopback, v4 or v6, nor the control plane's port", async () => {
-    expect(await probeFromHost("http", "127.0.0.1", String(portOf(hostV4)))).toBe(
-      "reply control-plane",
-    );
-    expect(await probeFromHost("http", "::1", String(portOf(hostV6)))).toBe("reply host-v6");
-    expect(await probe(a, "tcp", "127.0.0.1", String(portOf(hostV4)))).toMatch(REFUSED);
-    expect(await probe(a, "tcp", "::1", String(portOf(hostV6)))).toMatch(REFUSED);
-  });
+      afterAll(async () => {
+        await fixture.cleanUp();
+        await lan.stop();
+        hostV4?.close();
+        hostV6?.close();
+        abstract?.close();
+        llm?.close();
+      });
 
-  it("cannot reach the host's abstract Unix sockets", async () => {
-    expect(await probeFromHost("unix", abstractName)).toBe("open");
-    expect(await probe(a, "unix", abstractName)).toMatch(REFUSED);
-  });
+      it("says so: isolation namespaces, network own", () => {
+        expect(isolated.isolation).toBe("namespaces");
+        expect(isolated.network).toBe("own");
+      });
 
-  it("cannot reach another sandbox's agent server; the host can, only on its loopback port", async () => {
-    const port = new URL(b.url).port;
-    expect(new URL(b.url).hostname).toBe("127.0.0.1");
-    expect(await probeFromHost("tcp", "127.0.0.1", port)).toBe("open");
-    expect(await probe(a, "tcp", "127.0.0.1", port)).toMatch(REFUSED);
-  });
+      it("has a loopback of its own", async () => {
+        const own = await runBash(
+          a.url,
+          a.key,
+          `node -e 'require("http").createServer((q, r) => r.end("own")).listen(9000, "127.0.0.1")' & sleep 0.5; node /workspace/probe.cjs http 127.0.0.1 9000; kill %1`,
+        );
+        expect(own.stdout.trim()).toBe("reply own");
+        // Not the host's: nothing listens on 9000 there.
+        expect(await probeFromHost("tcp", "127.0.0.1", "9000")).toMatch(REFUSED);
+      });
 
-  it("refuses a LAN host by default; reaches it once the operator allows it", async () => {
-    expect(await probeFromHost("http", lan.address, "8080")).toBe("reply lan-host");
-    expect(await probe(a, "http", lan.address, "8080")).toMatch(REFUSED);
-    expect(await probe(b, "http", lan.address, "8080")).toBe("reply lan-host");
-  });
+      it("cannot reach the host's loopback, v4 or v6, nor the control plane's port", async () => {
+        expect(await probeFromHost("http", "127.0.0.1", String(portOf(hostV4)))).toBe(
+          "reply control-plane",
+        );
+        expect(await probeFromHost("http", "::1", String(portOf(hostV6)))).toBe("reply host-v6");
+        expect(await probe(a, "tcp", "127.0.0.1", String(portOf(hostV4)))).toMatch(REFUSED);
+        expect(await probe(a, "tcp", "::1", String(portOf(hostV6)))).toMatch(REFUSED);
+      });
 
-  it("reaches an operator exception on the host's loopback at the same address, while its policy allows", async () => {
-    const port = String(portOf(llm));
-    expect(await probeFromHost("http", "127.0.0.1", port)).toBe("reply local-llm");
-    expect(await probe(b, "http", "127.0.0.1", port)).toBe("reply local-llm");
-    expect(await probe(a, "tcp", "127.0.0.1", port)).toMatch(REFUSED);
-    await operatorAllowed.setEgressPolicy(b.id, lanPolicy({ allowInternet: false }));
-    expect(await probe(b, "tcp", "127.0.0.1", port)).toMatch(REFUSED);
-    await operatorAllowed.setEgressPolicy(b.id, lanPolicy({}));
-  });
+      it("cannot reach the host's abstract Unix sockets", async () => {
+        expect(await probeFromHost("unix", abstractName)).toBe("open");
+        expect(await probe(a, "unix", abstractName)).toMatch(REFUSED);
+      });
 
-  it("reports refused connections to addresses when asked, once each", async () => {
-    expect(await probe(a, "tcp", lan.address, "8080")).toMatch(REFUSED);
-    await isolated.reportEgressDenials(a.id);
-    const reported = denials.filter(
-      (d) => d.sandboxId === a.id && d.destination === `${lan.address}:8080`,
-    );
-    expect(reported).toEqual([expect.objectContaining({ rule: "non-public range (reserved)" })]);
-    await isolated.reportEgressDenials(a.id);
-    expect(
-      denials.filter((d) => d.sandboxId === a.id && d.destination === `${lan.address}:8080`),
-    ).toHaveLength(1);
-  });
+      it("cannot reach another sandbox's agent server; the host can, where its URL says", async () => {
+        const { hostname, port } = new URL(b.url);
+        expect(hostname).toBe(link === "veth" ? await addressOf(b.dir) : "127.0.0.1");
+        expect(await probeFromHost("tcp", hostname, port)).toBe("open");
+        expect(await probe(a, "tcp", hostname, port)).toMatch(REFUSED);
+      });
 
-  it("resolves names through its own resolver only; DNS to another server is refused", async () => {
-    expect(await probe(b, "lookup", LAN_NAME)).toBe(lan.address);
-    expect(await probeFromHost("udp", lan.address, "53")).toBe("reply ping");
-    // The operator allows the LAN host, but not as a resolver.
-    expect(await probe(b, "udp", lan.address, "53")).toMatch(REFUSED);
-  });
-
-  it("refuses a denied name and reports it", async () => {
-    const id = b.id;
-    await operatorAllowed.setEgressPolicy(
-      id,
-      lanPolicy({
-        denyOut: [{ kind: "host", name: "sandbox-test.internal", wildcard: true, port: null }],
-      }),
-    );
-    expect(await probe(b, "lookup", LAN_NAME)).toBe("ENOTFOUND");
-    expect(denials).toContainEqual(
-      expect.objectContaining({
-        sandboxId: id,
-        destination: `${LAN_NAME}:53`,
-        rule: "deny_out *.sandbox-test.internal",
-      }),
-    );
-    await operatorAllowed.setEgressPolicy(id, lanPolicy({}));
-    expect(await probe(b, "lookup", LAN_NAME)).toBe(lan.address);
-  });
-
-  it("follows a new policy for new connections: deny_out, allow_out over deny_out, allow_internet false", async () => {
-    const cidr = { kind: "cidr" as const, cidr: `${lan.address}/32`, port: null };
-    expect(await probe(b, "http", lan.address, "8080")).toBe("reply lan-host");
-    await operatorAllowed.setEgressPolicy(b.id, lanPolicy({ denyOut: [cidr] }));
-    expect(await probe(b, "http", lan.address, "8080")).toMatch(REFUSED);
-    await operatorAllowed.setEgressPolicy(
-      b.id,
-      lanPolicy({ denyOut: [cidr], allowOut: [{ ...cidr, port: 8080 }] }),
-    );
-    expect(await probe(b, "http", lan.address, "8080")).toBe("reply lan-host");
-    // Without allow_internet, an operator exception alone does not let it through...
-    await operatorAllowed.setEgressPolicy(b.id, lanPolicy({ allowInternet: false }));
-    expect(await probe(b, "http", lan.address, "8080")).toMatch(REFUSED);
-    // ...allow_out does; and the name is refused unless allow_out names it.
-    await operatorAllowed.setEgressPolicy(
-      b.id,
-      lanPolicy({
-        allowInternet: false,
-        allowOut: [{ kind: "host", name: LAN_NAME, wildcard: false, port: 8080 }],
-      }),
-    );
-    expect(await probe(b, "lookup", LAN_NAME)).toBe(lan.address);
-    expect(await probe(b, "http", LAN_NAME, "8080")).toBe("reply lan-host");
-    await operatorAllowed.setEgressPolicy(b.id, lanPolicy({}));
-  });
-
-  it("lets an allowed name open a non-public address only where the operator opens it", async () => {
-    const byName = { kind: "host" as const, name: LAN_NAME, wildcard: false, port: null };
-    await operatorAllowed.setEgressPolicy(
-      b.id,
-      lanPolicy({ allowInternet: false, allowOut: [byName] }),
-    );
-    expect(await probe(b, "http", LAN_NAME, "8080")).toBe("reply lan-host");
-    // The same policy where the operator keeps the LAN closed: the name resolves, the address
-    // it names stays refused (a name cannot rebind into a private range).
-    await isolated.setEgressPolicy(a.id, lanPolicy({ allowInternet: false, allowOut: [byName] }));
-    expect(await probe(a, "lookup", LAN_NAME)).toBe(lan.address);
-    expect(await probe(a, "http", LAN_NAME, "8080")).toMatch(REFUSED);
-    await isolated.setEgressPolicy(a.id, lanPolicy({}));
-    await operatorAllowed.setEgressPolicy(b.id, lanPolicy({}));
-  });
-
-  it("keeps its network over pause and resume", async () => {
-    await operatorAllowed.pause(b.id);
-    expect((await operatorAllowed.inspect(b.id)).state).toBe("paused");
-    await operatorAllowed.resume(b.id);
-    expect(await probe(b, "http", lan.address, "8080")).toBe("reply lan-host");
-  });
-
-  it("is adopted with its network and policy by a new runtime after the old one is closed", async () => {
-    await operatorAllowed.setEgressPolicy(
-      b.id,
-      lanPolicy({ denyOut: [{ kind: "cidr", cidr: `${lan.address}/32`, port: null }] }),
-    );
-    await operatorAllowed.close();
-    const successor = fixture.createRuntime(operatorRoot, {
-      sandboxing: "bwrap",
-      networking: "own",
-      egress: { operator: operatorPolicy },
-      resolveName: async (name) => (name === LAN_NAME ? [lan.address] : null),
-    });
-    const adopted = await successor.inspect(b.id);
-    expect(adopted.state).toBe("running");
-    expect(adopted.agentServerUrl).toBe(b.url);
-    expect(await probe(b, "http", lan.address, "8080")).toMatch(REFUSED);
-    await successor.setEgressPolicy(b.id, lanPolicy({}));
-    expect(await probe(b, "http", lan.address, "8080")).toBe("reply lan-host");
-    // Its resolver answers again.
-    expect(await probe(b, "lookup", LAN_NAME)).toBe(lan.address);
-    operatorAllowed = successor;
-  });
-
-  it("takes namespaces from a pool and removes the pool's unused ones on close", async () => {
-    const root = await fixture.createRootDir();
-    const prefix = `ssn-p${createHash("sha256").update(root).digest("hex").slice(0, 10)}-`;
-    const pooled = () =>
-      exec("ip", ["netns", "list"]).then(({ stdout }) =>
-        stdout
-          .split("\n")
-          .map((line) => line.split(" ")[0] ?? "")
-          .filter((name) => name.startsWith(prefix)),
+      it.runIf(link === "veth")(
+        "reaches neither the host's services nor other sandboxes where its own ruleset lets it",
+        async () => {
+          // A runtime whose operator opens the sandboxes' own range: only the host's rules stand
+          // between its sandbox and the host's end of its pair, or another sandbox's address.
+          const root = await fixture.createRootDir();
+          const open = fixture.createRuntime(root, {
+            sandboxing: "bwrap",
+            networking: "own",
+            networkLink: link,
+            egress: { operator: { allow: [{ kind: "cidr", cidr: "198.19.0.0/16", port: null }] } },
+          });
+          const c = await startSandbox(open, root);
+          const gateway = hostAddressOf(await addressOf(c.dir));
+          const everywhere = createHttpServer((_q, r) => r.end("host-any"));
+          const port = String(await listen(everywhere, 0, "0.0.0.0"));
+          try {
+            expect(await probeFromHost("http", gateway, port)).toBe("reply host-any");
+            expect(await probe(c, "tcp", gateway, port)).toMatch(REFUSED);
+            const other = new URL(a.url);
+            expect(await probeFromHost("tcp", other.hostname, other.port)).toBe("open");
+            expect(await probe(c, "tcp", other.hostname, other.port)).toMatch(REFUSED);
+            expect(await probe(c, "tcp", hostAddressOf(other.hostname), port)).toMatch(REFUSED);
+          } finally {
+            everywhere.close();
+            await open.delete(c.id);
+            await open.close();
+          }
+        },
       );
-    const runtime = fixture.createRuntime(root, { sandboxing: "bwrap", networking: "own" });
-    // The pool fills in the background from the constructor on.
-    await vi.waitFor(async () => expect(await pooled()).toHaveLength(2), { timeout: 20_000 });
-    const ready = await pooled();
-    const sandbox = await startSandbox(runtime, root);
-    const name = await namespaceOf(sandbox.dir);
-    expect(ready).toContain(name);
-    await runtime.delete(sandbox.id);
-    expect(existsSync(netnsPathOf(name))).toBe(false);
-    await runtime.close();
-    expect(await pooled()).toEqual([]);
-  });
 
-  it("leaves no namespace, pasta or ruleset behind when deleted", async () => {
-    const name = await namespaceOf(b.dir);
-    expect(existsSync(netnsPathOf(name))).toBe(true);
-    const pasta: number[] = [];
-    for (const { pid } of await findSandboxProcesses(b.dir)) {
-      if ((await readCmdline(pid))?.[0]?.includes("pasta")) pasta.push(pid);
-    }
-    expect(pasta.length).toBe(1);
-    await operatorAllowed.delete(b.id);
-    expect(existsSync(netnsPathOf(name))).toBe(false);
-    const { stdout } = await exec("ip", ["netns", "list"]);
-    expect(stdout).not.toContain(name);
-    for (const pid of pasta) expect(await readProcState(pid)).toBe("gone");
-  });
+      it("refuses a LAN host by default; reaches it once the operator allows it", async () => {
+        expect(await probeFromHost("http", lan.address, "8080")).toBe("reply lan-host");
+        expect(await probe(a, "http", lan.address, "8080")).toMatch(REFUSED);
+        expect(await probe(b, "http", lan.address, "8080")).toBe("reply lan-host");
+      });
 
-  it("makes the namespace at register, and delete removes it without a launch", async () => {
-    const sandboxId = `sb_${randomUUID().slice(0, 8)}`;
-    await isolated.register({
-      sandboxId,
-      ownerId: "user_1",
-      specId: "default",
-      sessionApiKey: "k".repeat(24),
-      env: {},
-    });
-    const name = await namespaceOf(resolveSandboxPaths(isolatedRoot, sandboxId).dir);
-    expect(existsSync(netnsPathOf(name))).toBe(true);
-    await isolated.delete(sandboxId);
-    expect(existsSync(netnsPathOf(name))).toBe(false);
-  });
-});
+      it("reaches an operator exception on the host's loopback at the same address, while its policy allows", async () => {
+        const port = String(portOf(llm));
+        expect(await probeFromHost("http", "127.0.0.1", port)).toBe("reply local-llm");
+        expect(await probe(b, "http", "127.0.0.1", port)).toBe("reply local-llm");
+        expect(await probe(a, "tcp", "127.0.0.1", port)).toMatch(REFUSED);
+        await operatorAllowed.setEgressPolicy(b.id, lanPolicy({ allowInternet: false }));
+        expect(await probe(b, "tcp", "127.0.0.1", port)).toMatch(REFUSED);
+        await operatorAllowed.setEgressPolicy(b.id, lanPolicy({}));
+      });
+
+      it("reports refused connections to addresses when asked, once each", async () => {
+        expect(await probe(a, "tcp", lan.address, "8080")).toMatch(REFUSED);
+        await isolated.reportEgressDenials(a.id);
+        const reported = denials.filter(
+          (d) => d.sandboxId === a.id && d.destination === `${lan.address}:8080`,
+        );
+        expect(reported).toEqual([
+          expect.objectContaining({ rule: "non-public range (reserved)" }),
+        ]);
+        await isolated.reportEgressDenials(a.id);
+        expect(
+          denials.filter((d) => d.sandboxId === a.id && d.destination === `${lan.address}:8080`),
+        ).toHaveLength(1);
+      });
+
+      it("resolves names through its own resolver only; DNS to another server is refused", async () => {
+        expect(await probe(b, "lookup", LAN_NAME)).toBe(lan.address);
+        expect(await probeFromHost("udp", lan.address, "53")).toBe("reply ping");
+        // The operator allows the LAN host, but not as a resolver.
+        expect(await probe(b, "udp", lan.address, "53")).toMatch(REFUSED);
+      });
+
+      it("refuses a denied name and reports it", async () => {
+        const id = b.id;
+        await operatorAllowed.setEgressPolicy(
+          id,
+          lanPolicy({
+            denyOut: [{ kind: "host", name: "sandbox-test.internal", wildcard: true, port: null }],
+          }),
+        );
+        expect(await probe(b, "lookup", LAN_NAME)).toBe("ENOTFOUND");
+        expect(denials).toContainEqual(
+          expect.objectContaining({
+            sandboxId: id,
+            destination: `${LAN_NAME}:53`,
+            rule: "deny_out *.sandbox-test.internal",
+          }),
+        );
+        await operatorAllowed.setEgressPolicy(id, lanPolicy({}));
+        expect(await probe(b, "lookup", LAN_NAME)).toBe(lan.address);
+      });
+
+      it("follows a new policy for new connections: deny_out, allow_out over deny_out, allow_internet false", async () => {
+        const cidr = { kind: "cidr" as const, cidr: `${lan.address}/32`, port: null };
+        expect(await probe(b, "http", lan.address, "8080")).toBe("reply lan-host");
+        await operatorAllowed.setEgressPolicy(b.id, lanPolicy({ denyOut: [cidr] }));
+        expect(await probe(b, "http", lan.address, "8080")).toMatch(REFUSED);
+        await operatorAllowed.setEgressPolicy(
+          b.id,
+          lanPolicy({ denyOut: [cidr], allowOut: [{ ...cidr, port: 8080 }] }),
+        );
+        expect(await probe(b, "http", lan.address, "8080")).toBe("reply lan-host");
+        // Without allow_internet, an operator exception alone does not let it through...
+        await operatorAllowed.setEgressPolicy(b.id, lanPolicy({ allowInternet: false }));
+        expect(await probe(b, "http", lan.address, "8080")).toMatch(REFUSED);
+        // ...allow_out does; and the name is refused unless allow_out names it.
+        await operatorAllowed.setEgressPolicy(
+          b.id,
+          lanPolicy({
+            allowInternet: false,
+            allowOut: [{ kind: "host", name: LAN_NAME, wildcard: false, port: 8080 }],
+          }),
+        );
+        expect(await probe(b, "lookup", LAN_NAME)).toBe(lan.address);
+        expect(await probe(b, "http", LAN_NAME, "8080")).toBe("reply lan-host");
+        await operatorAllowed.setEgressPolicy(b.id, lanPolicy({}));
+      });
+
+      it("lets an allowed name open a non-public address only where the operator opens it", async () => {
+        const byName = { kind: "host" as const, name: LAN_NAME, wildcard: false, port: null };
+        await operatorAllowed.setEgressPolicy(
+          b.id,
+          lanPolicy({ allowInternet: false, allowOut: [byName] }),
+        );
+        expect(await probe(b, "http", LAN_NAME, "8080")).toBe("reply lan-host");
+        // The same policy where the operator keeps the LAN closed: the name resolves, the address
+        // it names stays refused (a name cannot rebind into a private range).
+        await isolated.setEgressPolicy(
+          a.id,
+          lanPolicy({ allowInternet: false, allowOut: [byName] }),
+        );
+        expect(await probe(a, "lookup", LAN_NAME)).toBe(lan.address);
+        expect(await probe(a, "http", LAN_NAME, "8080")).toMatch(REFUSED);
+        await isolated.setEgressPolicy(a.id, lanPolicy({}));
+        await operatorAllowed.setEgressPolicy(b.id, lanPolicy({}));
+      });
+
+      it("keeps its network over pause and resume", async () => {
+        await operatorAllowed.pause(b.id);
+        expect((await operatorAllowed.inspect(b.id)).state).toBe("paused");
+        await operatorAllowed.resume(b.id);
+        expect(await probe(b, "http", lan.address, "8080")).toBe("reply lan-host");
+      });
+
+      it("is adopted with its network and policy by a new runtime after the old one is closed", async () => {
+        await operatorAllowed.setEgressPolicy(
+          b.id,
+          lanPolicy({ denyOut: [{ kind: "cidr", cidr: `${lan.address}/32`, port: null }] }),
+        );
+        await operatorAllowed.close();
+        const successor = fixture.createRuntime(operatorRoot, {
+          sandboxing: "bwrap",
+          networking: "own",
+          networkLink: link,
+          egress: { operator: operatorPolicy },
+          resolveName: async (name) => (name === LAN_NAME ? [lan.address] : null),
+        });
+        const adopted = await successor.inspect(b.id);
+        expect(adopted.state).toBe("running");
+        expect(adopted.agentServerUrl).toBe(b.url);
+        expect(await probe(b, "http", lan.address, "8080")).toMatch(REFUSED);
+        await successor.setEgressPolicy(b.id, lanPolicy({}));
+        expect(await probe(b, "http", lan.address, "8080")).toBe("reply lan-host");
+        // Its resolver answers again.
+        expect(await probe(b, "lookup", LAN_NAME)).toBe(lan.address);
+        operatorAllowed = successor;
+      });
+
+      it("relaunches into the same namespace after its agent server died, its network intact", async () => {
+        const name = await namespaceOf(a.dir);
+        process.kill(await agentServerHostPid(a.dir), "SIGKILL");
+        await vi.waitFor(async () => expect((await isolated.inspect(a.id)).state).toBe("exited"));
+        const resumed = await isolated.resume(a.id);
+        await isolated.waitUntilReady(a.id, READY_TIMEOUT_MS);
+        expect(await namespaceOf(a.dir)).toBe(name);
+        // With veth the address is the namespace's, kept with it; pasta binds a new host port.
+        if (link === "veth") expect(resumed.agentServerUrl).toBe(a.url);
+        a.url = resumed.agentServerUrl as string;
+        expect(await probe(a, "lookup", LAN_NAME)).toBe(lan.address);
+        expect(await probe(a, "http", lan.address, "8080")).toMatch(REFUSED);
+        expect(await probe(a, "tcp", "127.0.0.1", String(portOf(hostV4)))).toMatch(REFUSED);
+      });
+
+      it("takes namespaces from a pool and removes the pool's unused ones on close", async () => {
+        const root = await fixture.createRootDir();
+        const prefix = `ssn-p${createHash("sha256").update(root).digest("hex").slice(0, 10)}-`;
+        const pooled = () =>
+          exec("ip", ["netns", "list"]).then(({ stdout }) =>
+            stdout
+              .split("\n")
+              .map((line) => line.split(" ")[0] ?? "")
+              .filter((name) => name.startsWith(prefix)),
+          );
+        const runtime = fixture.createRuntime(root, {
+          sandboxing: "bwrap",
+          networking: "own",
+          networkLink: link,
+        });
+        // The pool fills in the background from the constructor on.
+        await vi.waitFor(async () => expect(await pooled()).toHaveLength(2), { timeout: 20_000 });
+        const ready = await pooled();
+        const sandbox = await startSandbox(runtime, root);
+        const name = await namespaceOf(sandbox.dir);
+        expect(ready).toContain(name);
+        await runtime.delete(sandbox.id);
+        expect(existsSync(netnsPathOf(name))).toBe(false);
+        await runtime.close();
+        expect(await pooled()).toEqual([]);
+      });
+
+      it("leaves no namespace, pasta, veth pair or ruleset behind when deleted", async () => {
+        const name = await namespaceOf(b.dir);
+        expect(existsSync(netnsPathOf(name))).toBe(true);
+        const pasta: number[] = [];
+        for (const { pid } of await findSandboxProcesses(b.dir)) {
+          if ((await readCmdline(pid))?.[0]?.includes("pasta")) pasta.push(pid);
+        }
+        expect(pasta.length).toBe(link === "pasta" ? 1 : 0);
+        const gateway = link === "veth" ? hostAddressOf(await addressOf(b.dir)) : null;
+        const hostAddresses = async () => (await exec("ip", ["-4", "-o", "addr", "show"])).stdout;
+        if (gateway) expect(await hostAddresses()).toContain(` ${gateway}/30 `);
+        await operatorAllowed.delete(b.id);
+        expect(existsSync(netnsPathOf(name))).toBe(false);
+        const { stdout } = await exec("ip", ["netns", "list"]);
+        expect(stdout).not.toContain(name);
+        for (const pid of pasta) expect(await readProcState(pid)).toBe("gone");
+        // The kernel removes the pair shortly after its namespace.
+        if (gateway) {
+          await vi.waitFor(async () =>
+            expect(await hostAddresses()).not.toContain(` ${gateway}/30 `),
+          );
+        }
+      });
+
+      it("makes the namespace at register, and delete removes it without a launch", async () => {
+        const sandboxId = `sb_${randomUUID().slice(0, 8)}`;
+        await isolated.register({
+          sandboxId,
+          ownerId: "user_1",
+          specId: "default",
+          sessionApiKey: "k".repeat(24),
+          env: {},
+        });
+        const name = await namespaceOf(resolveSandboxPaths(isolatedRoot, sandboxId).dir);
+        expect(existsSync(netnsPathOf(name))).toBe(true);
+        await isolated.delete(sandboxId);
+        expect(existsSync(netnsPathOf(name))).toBe(false);
+      });
+    },
+  );
+}

@@ -4,7 +4,13 @@ import type { RuntimeLogger } from "../types";
 import { detectBwrap, type UsableBwrap } from "./isolation/detect-bwrap";
 import { prepareSeccomp, type SeccompSupport } from "./isolation/prepare-seccomp";
 import { sandboxUidFor } from "./isolation/sandbox-layout";
-import { detectNetns, type UsableNetns } from "./network/detect-netns";
+import {
+  chooseLink,
+  detectNetns,
+  type NetnsLink,
+  type NetnsLinkChoice,
+  type UsableNetns,
+} from "./network/detect-netns";
 
 /**
  * - `auto`: under bubblewrap when it is installed and works here, else plain processes
@@ -36,6 +42,11 @@ export interface ProcessRuntimeOptions {
   seccompPython?: string;
   /** Default `auto`; only bubblewrapped sandboxes can have a network of their own. */
   networking?: ProcessNetworking;
+  /**
+   * How a sandbox's namespace reaches out (default `auto`: a veth pair where one works here, else
+   * pasta). `veth` or `pasta` alone: that one, or no network of its own.
+   */
+  networkLink?: NetnsLinkChoice;
   /** The operator's exceptions to the refused address ranges (default: none). */
   egress?: { operator: OperatorEgressPolicy };
   /**
@@ -75,6 +86,8 @@ export interface ProcessRuntimeSettings {
   seccomp: SeccompSupport | null;
   /** The tools for a network namespace per sandbox, null when sandboxes share the host's network. */
   netns: UsableNetns | null;
+  /** The namespaces' data path, null with the host's network. */
+  netnsLink: NetnsLink | null;
   operatorEgress: OperatorEgressPolicy;
   resolveName: ((name: string) => Promise<string[] | null>) | null;
   /** The sandbox user's uid (and gid) inside its user namespace. */
@@ -102,7 +115,7 @@ export function resolveSettings(options: ProcessRuntimeOptions): ProcessRuntimeS
     agentServerEntry: path.resolve(options.agentServerEntry),
     bwrap,
     seccomp: bwrap ? prepareSeccomp({ bwrap, nodePath, pythonPath }) : null,
-    netns: resolveNetns(options, bwrap),
+    ...resolveNetns(options, bwrap),
     operatorEgress: options.egress?.operator ?? { allow: [] },
     resolveName: options.resolveName ?? null,
     sandboxUid: sandboxUidFor(process.getuid?.() ?? 0),
@@ -135,17 +148,18 @@ function resolveBwrap(options: ProcessRuntimeOptions, nodePath: string): UsableB
 function resolveNetns(
   options: ProcessRuntimeOptions,
   bwrap: UsableBwrap | null,
-): UsableNetns | null {
+): { netns: UsableNetns | null; netnsLink: NetnsLink | null } {
   const networking = options.networking ?? "auto";
-  if (networking === "shared") return null;
-  const support = bwrap
+  if (networking === "shared") return { netns: null, netnsLink: null };
+  const tools = bwrap
     ? detectNetns()
     : { usable: false as const, reason: "sandboxes do not run under bubblewrap" };
-  if (support.usable) return support;
+  const link = tools.usable ? chooseLink(tools, options.networkLink ?? "auto") : tools;
+  if (tools.usable && link.usable && "link" in link) return { netns: tools, netnsLink: link.link };
   if (networking === "own") {
     throw new Error(
-      `process sandboxes were asked for a network of their own (networking "own"), but it cannot be made: ${support.reason}`,
+      `process sandboxes were asked for a network of their own (networking "own"), but it cannot be made: ${link.usable ? "" : link.reason}`,
     );
   }
-  return null;
+  return { netns: null, netnsLink: null };
 }

@@ -271,7 +271,12 @@ describe("ProcessRuntime", { timeout: 60_000 }, () => {
 
     const started = await runtime.start(options);
     expect(started).toMatchObject({ state: "starting", labels: { owner: "user_1" } });
-    expect(started.agentServerUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    // The host's loopback, or the namespace's end of its veth pair.
+    expect(started.agentServerUrl).toMatch(
+      runtime.networkLink === "veth"
+        ? /^http:\/\/198\.19\.\d+\.\d+:8000$/
+        : /^http:\/\/127\.0\.0\.1:\d+$/,
+    );
 
     const ready = await runtime.waitUntilReady(options.sandboxId, READY_TIMEOUT_MS);
     expect(ready).toMatchObject({ state: "running", agentServerUrl: started.agentServerUrl });

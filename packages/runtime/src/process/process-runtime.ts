@@ -25,7 +25,8 @@ import { describeOom, prepareRunCgroup, removeRunCgroup } from "./isolation/run-
 import { cgroupNameFor, type SandboxLimits } from "./isolation/sandbox-cgroup";
 import { SharedViewKeeper } from "./isolation/shared-view";
 import { describeExit, type ExitInfo, withOutput } from "./launch-agent-server";
-import { launchRun, launchState } from "./launch-run";
+import { launchRun, launchState, type RunNetwork } from "./launch-run";
+import type { NetnsLink } from "./network/detect-netns";
 import { SandboxNetworks } from "./network/sandbox-networks";
 import {
   type ProcessRuntimeOptions,
@@ -65,7 +66,12 @@ export interface ProcessRuntimeEvents {
 
 type Liveness = "alive" | "paused" | "exited";
 
-export { detectNetns, type NetnsSupport } from "./network/detect-netns";
+export {
+  detectNetns,
+  type NetnsLink,
+  type NetnsLinkChoice,
+  type NetnsSupport,
+} from "./network/detect-netns";
 export type {
   ProcessNetworking,
   ProcessRuntimeOptions,
@@ -95,6 +101,8 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
   readonly isolation: IsolationLevel;
   readonly isolationDetail?: string;
   readonly network: NetworkIsolation;
+  /** How sandboxes with a network of their own reach out (null: they share the host's). */
+  readonly networkLink: NetnsLink | null;
   private readonly settings: ProcessRuntimeSettings;
   private readonly logger: RuntimeLogger;
   private readonly records = new Map<string, SandboxRecord>();
@@ -109,6 +117,7 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
     this.settings = resolveSettings(options);
     this.isolation = this.settings.bwrap ? "namespaces" : "none";
     this.network = this.settings.netns ? "own" : "shared";
+    this.networkLink = this.settings.netnsLink;
     this.logger = options.logger ?? silentLogger;
     const { seccomp } = this.settings;
     if (seccomp) this.isolationDetail = describeSeccomp(seccomp);
@@ -125,6 +134,7 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
     this.networks = new SandboxNetworks({
       rootDir: this.settings.rootDir,
       tools: this.settings.netns,
+      link: this.settings.netnsLink,
       operator: this.settings.operatorEgress,
       logger: this.logger,
       recordOf: (sandboxId) => this.records.get(sandboxId),
@@ -188,6 +198,7 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
       egress: options.egress ?? DEFAULT_SANDBOX_EGRESS,
       netns: null,
       resolverPort: null,
+      netnsAddress: null,
       secrets,
       run: null,
       exitDetail: null,
@@ -371,13 +382,22 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
   private async launch(record: SandboxRecord, secrets: SandboxSecrets): Promise<void> {
     // One writer of sandbox.json at a time: the previous launch's record first.
     await record.stateWrite;
+    let network: RunNetwork | null;
+    try {
+      network = await this.networks.forLaunch(record);
+    } catch (error) {
+      record.run = null;
+      record.exitDetail = `its network could not be set up (${errorMessage(error)})`;
+      this.logger.warn({ sandboxId: record.sandboxId, detail: record.exitDetail }, "not launched");
+      return;
+    }
     const launched = await launchRun(
       this.settings,
       this.view,
       this.logger,
       record,
       secrets,
-      await this.networks.forLaunch(record),
+      network,
     );
     if (!launched.ok) {
       record.run = null;
@@ -496,7 +516,7 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
   }
 
   private urlOf(run: AgentServerRun): string {
-    return `http://${this.settings.host}:${run.port}`;
+    return `http://${run.host ?? this.settings.host}:${run.port}`;
   }
 
   private async requireRecord(sandboxId: string): Promise<SandboxRecord> {

@@ -79,11 +79,12 @@ export interface SandboxState {
   /** The sandbox's egress policy (absent: the default), enforced where its network is its own. */
   egress?: SandboxEgressPolicy;
   /**
-   * The sandbox's own network namespace (by `ip netns` name) and the host port of its resolver;
-   * absent or null when it shares the host's network. `port` is then the host's end of pasta's
-   * forward to the agent server.
+   * The sandbox's own network namespace (by `ip netns` name), the host port of its resolver, and
+   * its address on its veth pair; absent or null when it shares the host's network. With an
+   * address the host reaches the agent server at `address:port`, without one (pasta) `port` is
+   * the host's end of pasta's forward.
    */
-  network?: { namespace: string; resolverPort: number | null } | null;
+  network?: { namespace: string; resolverPort: number | null; address?: string | null } | null;
 }
 
 export interface SandboxSecrets {

@@ -7,6 +7,8 @@ import type { SandboxPaths, SandboxSecrets, SandboxState } from "./sandbox-files
 /** One launch of the agent server. */
 export interface AgentServerRun {
   pid: number;
+  /** Where the host reaches it: its namespace's veth address, or null for the runtime's loopback host. */
+  host: string | null;
   port: number;
   argv: string[];
   logOffset: number;
@@ -31,6 +33,8 @@ export interface SandboxRecord {
   netns: string | null;
   /** The host port of its resolver, for the current run. */
   resolverPort: number | null;
+  /** Its namespace's address on its veth pair; null without one (pasta, or the host's network). */
+  netnsAddress: string | null;
   /** Loaded from disk only when an adopted sandbox has to be restarted. */
   secrets: SandboxSecrets | null;
   run: AgentServerRun | null;
@@ -71,6 +75,7 @@ export async function adoptSandbox(
     egress: state.egress ?? DEFAULT_SANDBOX_EGRESS,
     netns: state.network?.namespace ?? null,
     resolverPort: state.network?.resolverPort ?? null,
+    netnsAddress: state.network?.address ?? null,
     secrets: null,
     run: null,
     exitDetail: "its agent server had not been launched",
@@ -84,6 +89,7 @@ export async function adoptSandbox(
   if (pid === null || port === null) return record;
   record.run = {
     pid,
+    host: state.network?.address ?? null,
     port,
     argv: state.argv,
     logOffset: state.logOffset,

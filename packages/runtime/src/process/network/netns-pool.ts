@@ -2,7 +2,16 @@ import { createHash, randomBytes } from "node:crypto";
 import { errorMessage } from "../../error-message";
 import type { RuntimeLogger } from "../../types";
 import type { UsableNetns } from "./detect-netns";
-import { createNetns, removeNetns } from "./sandbox-network";
+import { removeNetns } from "./sandbox-network";
+
+/** A namespace made ahead, with its address on a veth pair (null: none, pasta attaches later). */
+export interface PooledNetns {
+  name: string;
+  address: string | null;
+}
+
+/** Makes one namespace ready (its loopback up; its veth pair, if any); says its address. */
+export type MakeNetns = (name: string) => Promise<string | null>;
 
 /** Namespaces kept ready: enough for a burst of creates while the next ones are made. */
 const POOL_SIZE = 2;
@@ -13,14 +22,14 @@ const POOL_SIZE = 2;
 const REFILL_DELAY_MS = 500;
 
 /**
- * Network namespaces made ahead of need (loopback up, no ruleset, no way out: nothing runs in
- * them), so that a sandbox's create does not wait for `ip netns add`. Refilled one at a time,
+ * Network namespaces made ahead of need (loopback up; no way out, or a veth pair behind a table
+ * that lets nothing out: nothing runs in them), so that a sandbox's create does not wait for `ip netns add`. Refilled one at a time,
  * shortly after a take. Named `ssn-p<hash of the root directory>-<random>`; the
  * name a sandbox gets is recorded in its `sandbox.json`. `close` removes the ones not handed out
  * (a control plane killed first leaves at most POOL_SIZE empty namespaces behind).
  */
 export class NetnsPool {
-  private readonly ready: string[] = [];
+  private readonly ready: PooledNetns[] = [];
   private readonly prefix: string;
   private filling: Promise<void> | null = null;
   private refill: NodeJS.Timeout | null = null;
@@ -30,12 +39,15 @@ export class NetnsPool {
     private readonly tools: UsableNetns,
     rootDir: string,
     private readonly logger: RuntimeLogger,
+    private readonly make: MakeNetns,
+    /** Before each round of making (the host's rules for veth pairs, mended if need be). */
+    private readonly beforeFill: () => Promise<void> = async () => undefined,
   ) {
     this.prefix = `ssn-p${createHash("sha256").update(rootDir).digest("hex").slice(0, 10)}`;
   }
 
-  /** A ready namespace's name, or null (the caller makes one); a refill follows. */
-  take(): string | null {
+  /** A ready namespace, or null (the caller makes one); a refill follows. */
+  take(): PooledNetns | null {
     const name = this.ready.shift() ?? null;
     if (this.refill === null && !this.closed) {
       this.refill = setTimeout(() => {
@@ -51,16 +63,27 @@ export class NetnsPool {
   fill(): void {
     if (this.filling || this.closed) return;
     this.filling = (async () => {
+      try {
+        await this.beforeFill();
+      } catch (error) {
+        this.logger.warn(
+          { reason: errorMessage(error) },
+          "host rules for sandbox networks not set",
+        );
+        return;
+      }
       while (!this.closed && this.ready.length < POOL_SIZE) {
         const name = `${this.prefix}-${randomBytes(4).toString("hex")}`;
+        let address: string | null;
         try {
-          await createNetns(this.tools, name);
+          address = await this.make(name);
         } catch (error) {
           this.logger.warn({ reason: errorMessage(error) }, "network namespace pool not filled");
+          await removeNetns(this.tools, name).catch(() => undefined);
           return;
         }
         if (this.closed) await removeNetns(this.tools, name).catch(() => undefined);
-        else this.ready.push(name);
+        else this.ready.push({ name, address });
       }
     })().finally(() => {
       this.filling = null;
@@ -74,6 +97,6 @@ export class NetnsPool {
     this.refill = null;
     await this.filling;
     const left = this.ready.splice(0);
-    await Promise.all(left.map((name) => removeNetns(this.tools, name).catch(() => undefined)));
+    await Promise.all(left.map(({ name }) => removeNetns(this.tools, name).catch(() => undefined)));
   }
 }

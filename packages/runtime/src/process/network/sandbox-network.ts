@@ -188,7 +188,8 @@ function freeLoopbackPort(): Promise<number> {
   });
 }
 
-function runWithInput(
+/** Runs a tool with `input` on stdin; its stdout, or an error with the first lines of stderr. */
+export function runWithInput(
   command: string,
   args: string[],
   input: string,

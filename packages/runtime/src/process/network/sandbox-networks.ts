@@ -8,8 +8,13 @@ import { errorMessage } from "../../error-message";
 import type { RuntimeLogger } from "../../types";
 import type { RunNetwork } from "../launch-run";
 import type { SandboxRecord } from "../sandbox-record";
-import { detectNetns, type UsableNetns } from "./detect-netns";
-import { compileEgressRuleset, loopbackForwardsOf } from "./egress-ruleset";
+import { detectNetns, type NetnsLink, type UsableNetns } from "./detect-netns";
+import {
+  compileEgressRuleset,
+  type LoopbackForward,
+  loopbackForwardsOf,
+  RESOLVER_PORT,
+} from "./egress-ruleset";
 import { NetnsPool } from "./netns-pool";
 import { DenialReporter, readRefused } from "./refused-destinations";
 import {
@@ -20,11 +25,16 @@ import {
   removeNetns,
 } from "./sandbox-network";
 import { SandboxResolver } from "./sandbox-resolver";
+import { createNetnsWithVeth, ensureHostRules, hostAddressOf } from "./veth-link";
+
+const HOST_RULES_MEND_MS = 60_000;
 
 export interface SandboxNetworksOptions {
   rootDir: string;
   /** The namespace tools; null when sandboxes share the host's network. */
   tools: UsableNetns | null;
+  /** How the namespaces reach out (with tools). */
+  link: NetnsLink | null;
   operator: OperatorEgressPolicy;
   logger: RuntimeLogger;
   /** The runtime's record of a sandbox it knows now (the resolver asks at each query). */
@@ -45,6 +55,11 @@ export class SandboxNetworks {
   private readonly denials: DenialReporter;
   private readonly resolver: SandboxResolver | null;
   private readonly pool: NetnsPool | null;
+  private readonly link: NetnsLink | null;
+  /** The latest writing of the host's rules for veth pairs (at start; the pool mends them). */
+  private hostRules: Promise<void> | null;
+  /** When the host's rules were last written (the pool mends them at most once a minute). */
+  private hostRulesAt = 0;
 
   constructor(options: SandboxNetworksOptions) {
     this.tools = options.tools;
@@ -67,7 +82,23 @@ export class SandboxNetworks {
           options.resolveName ?? undefined,
         )
       : null;
-    this.pool = options.tools ? new NetnsPool(options.tools, options.rootDir, this.logger) : null;
+    const { tools } = options;
+    this.link = tools ? options.link : null;
+    const forwards = loopbackForwardsOf(this.operator);
+    this.hostRulesAt = Date.now();
+    this.hostRules = tools && this.link === "veth" ? ensureHostRules(tools, forwards) : null;
+    this.hostRules?.catch((error: unknown) =>
+      this.logger.error({ err: error }, "host rules for sandbox veth pairs not set"),
+    );
+    this.pool = tools
+      ? new NetnsPool(
+          tools,
+          options.rootDir,
+          this.logger,
+          (name) => this.makeNetns(tools, name),
+          this.link === "veth" ? () => this.mendHostRules(tools, forwards) : undefined,
+        )
+      : null;
     this.pool?.fill();
   }
 
@@ -84,10 +115,14 @@ export class SandboxNetworks {
     const { tools } = this;
     if (tools === null || record.netns !== null) return null;
     const pooled = this.pool?.take() ?? null;
-    record.netns = pooled ?? netnsNameFor(record.paths.dir);
+    record.netns = pooled?.name ?? netnsNameFor(record.paths.dir);
+    record.netnsAddress = pooled?.address ?? null;
     if (pooled) return Promise.resolve(true);
-    return createNetns(tools, record.netns).then(
-      () => true,
+    return this.makeNetns(tools, record.netns).then(
+      (address) => {
+        record.netnsAddress = address;
+        return true;
+      },
       (error: unknown) => {
         this.logger.warn(
           { sandboxId: record.sandboxId, reason: errorMessage(error) },
@@ -103,16 +138,34 @@ export class SandboxNetworks {
    * ruleset afresh: its sets and counters start empty.
    */
   async forLaunch(record: SandboxRecord): Promise<RunNetwork | null> {
-    if (this.tools === null || this.resolver === null) return null;
+    const { tools, resolver } = this;
+    if (tools === null || resolver === null) return null;
     this.rulesetReplaced(record.sandboxId);
     record.preparedNetns ??= this.prepare(record);
-    return {
-      tools: this.tools,
-      namespace: record.netns ?? netnsNameFor(record.paths.dir),
-      ruleset: this.rulesetOf(record.egress),
-      resolverPort: await this.resolver.open(record.sandboxId),
-      forwards: loopbackForwardsOf(this.operator),
-    };
+    const namespace = record.netns ?? netnsNameFor(record.paths.dir);
+    const ruleset = this.rulesetOf(record.egress);
+    const forwards = loopbackForwardsOf(this.operator);
+    if (this.link !== "veth") {
+      const resolverPort = await resolver.open(record.sandboxId);
+      return { tools, link: "pasta", namespace, address: null, ruleset, resolverPort, forwards };
+    }
+    // The agent server listens on the namespace's address and the resolver on the host's end of
+    // its pair: both must be known before the launch. A relaunch finds the pair in place (or
+    // makes it again, after the machine restarted: perhaps at another address).
+    const prepared = record.preparedNetns;
+    record.preparedNetns = null;
+    const made = prepared ? await prepared : false;
+    if (!made || record.netnsAddress === null) {
+      record.netnsAddress = await this.makeVeth(tools, namespace);
+    }
+    const address = record.netnsAddress;
+    resolver.close(record.sandboxId);
+    const resolverPort = await resolver.open(
+      record.sandboxId,
+      RESOLVER_PORT,
+      hostAddressOf(address),
+    );
+    return { tools, link: "veth", namespace, address, ruleset, resolverPort, forwards };
   }
 
   /**
@@ -145,11 +198,15 @@ export class SandboxNetworks {
     }
   }
 
-  /** An adopted sandbox's pasta still forwards to its resolver's port: listen there again. */
+  /**
+   * An adopted sandbox's pasta still forwards to its resolver's port, or its namespace still
+   * sends DNS to the host's end of its veth pair: listen there again.
+   */
   adopt(record: SandboxRecord): void {
     if (this.resolver === null || record.netns === null || record.resolverPort === null) return;
+    const host = record.netnsAddress ? hostAddressOf(record.netnsAddress) : undefined;
     this.resolver
-      .open(record.sandboxId, record.resolverPort)
+      .open(record.sandboxId, record.resolverPort, host)
       .catch((error: unknown) =>
         this.logger.warn(
           { sandboxId: record.sandboxId, port: record.resolverPort, reason: errorMessage(error) },
@@ -159,7 +216,8 @@ export class SandboxNetworks {
   }
 
   /**
-   * Removes the namespace of the sandbox in `dir` (its processes, pasta among them, are gone).
+   * Removes the namespace of the sandbox in `dir` (its processes, pasta among them, are gone;
+   * its veth pair goes with it).
    * Also without tools, when the namespace exists: a runtime on the host's network sweeping
    * sandboxes an earlier one made (the name is the directory's, recorded or not).
    */
@@ -178,6 +236,37 @@ export class SandboxNetworks {
   async close(): Promise<void> {
     this.resolver?.closeAll();
     await this.pool?.close();
+  }
+
+  /**
+   * Writes the host's rules again when a minute has passed, or at once when the last writing
+   * failed: a firewall reloaded meanwhile (or a Docker started after us, with its FORWARD policy
+   * DROP) is mended before the next namespaces, without a spawn per namespace in a burst.
+   */
+  private async mendHostRules(tools: UsableNetns, forwards: LoopbackForward[]): Promise<void> {
+    const failed = await this.hostRules?.then(
+      () => false,
+      () => true,
+    );
+    if (!failed && Date.now() - this.hostRulesAt < HOST_RULES_MEND_MS) return;
+    this.hostRulesAt = Date.now();
+    this.hostRules = ensureHostRules(tools, forwards);
+    await this.hostRules;
+  }
+
+  /** One namespace, with its veth pair when that is the data path; says its address. */
+  private async makeNetns(tools: UsableNetns, name: string): Promise<string | null> {
+    if (this.link !== "veth") {
+      await createNetns(tools, name);
+      return null;
+    }
+    return this.makeVeth(tools, name);
+  }
+
+  /** Never a pair without the host's rules: they keep the sandbox off the host's services. */
+  private async makeVeth(tools: UsableNetns, name: string): Promise<string> {
+    await this.hostRules;
+    return createNetnsWithVeth(tools, name, loopbackForwardsOf(this.operator));
   }
 
   private rulesetReplaced(sandboxId: string): void {

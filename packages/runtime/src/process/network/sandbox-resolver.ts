@@ -65,14 +65,17 @@ export class SandboxResolver {
     private readonly resolveName: (name: string) => Promise<string[] | null> = lookupAddresses,
   ) {}
 
-  /** The sandbox's socket (bound now, or kept from an earlier run); `port` re-binds an adopted one's. */
-  async open(sandboxId: string, port = 0): Promise<number> {
+  /**
+   * The sandbox's socket (bound now, or kept from an earlier run); `port` re-binds an adopted
+   * one's; `host` is where it listens (the host's end of the sandbox's veth pair, if it has one).
+   */
+  async open(sandboxId: string, port = 0, host = "127.0.0.1"): Promise<number> {
     const known = this.sockets.get(sandboxId);
     if (known) return known.address().port;
     const socket = createSocket("udp4");
     await new Promise<void>((resolve, reject) => {
       socket.once("error", reject);
-      socket.bind(port, "127.0.0.1", () => {
+      socket.bind(port, host, () => {
         socket.off("error", reject);
         resolve();
       });
