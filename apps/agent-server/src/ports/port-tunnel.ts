@@ -2,8 +2,8 @@ import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 
-/** `GET /api/ports/{port}` with `Upgrade: PORT_TUNNEL_PROTOCOL` opens a tunnel to that port. */
-export const PORT_TUNNEL_PROTOCOL = "sandbox-port-tunnel";
+import { PORT_TUNNEL_PROTOCOL } from "@sandbox-server/agent-contracts/port-tunnel";
+
 const TUNNEL_PATH = /^\/api\/ports\/([0-9]{1,5})$/;
 const CONNECT_TIMEOUT_MS = 10_000;
 
