@@ -96,8 +96,9 @@ export interface SandboxRuntime {
   readonly kind: RuntimeKind;
   readonly isolation: IsolationLevel;
   /**
-   * The agent server's port inside every sandbox when it is fixed (a container's); absent, it is
-   * the port of the sandbox's agent server URL. Port URLs never reach it.
+   * The agent server's port inside every sandbox when it is fixed (a container's, or in a network
+   * namespace of the sandbox's own); absent, it is the port of the sandbox's agent server URL.
+   * Port URLs never reach it.
    */
   readonly agentServerPort?: number;
   /** What else `isolation` includes or lacks here, in a sentence (the process runtime's seccomp filter). */

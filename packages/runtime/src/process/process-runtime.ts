@@ -26,6 +26,7 @@ import { cgroupNameFor, type SandboxLimits } from "./isolation/sandbox-cgroup";
 import { SharedViewKeeper } from "./isolation/shared-view";
 import { describeExit, type ExitInfo, withOutput } from "./launch-agent-server";
 import { launchRun, launchState } from "./launch-run";
+import { INSIDE_AGENT_PORT } from "./network/sandbox-network";
 import { SandboxNetworks } from "./network/sandbox-networks";
 import {
   type ProcessRuntimeOptions,
@@ -95,6 +96,7 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
   readonly isolation: IsolationLevel;
   readonly isolationDetail?: string;
   readonly network: NetworkIsolation;
+  readonly agentServerPort?: number;
   private readonly settings: ProcessRuntimeSettings;
   private readonly logger: RuntimeLogger;
   private readonly records = new Map<string, SandboxRecord>();
@@ -109,6 +111,8 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
     this.settings = resolveSettings(options);
     this.isolation = this.settings.bwrap ? "namespaces" : "none";
     this.network = this.settings.netns ? "own" : "shared";
+    // In a namespace of its own it listens on a fixed port; sharing the host's, on one it picked.
+    if (this.network === "own") this.agentServerPort = INSIDE_AGENT_PORT;
     this.logger = options.logger ?? silentLogger;
     const { seccomp } = this.settings;
     if (seccomp) this.isolationDetail = describeSeccomp(seccomp);
