@@ -1,8 +1,8 @@
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { PORT_TUNNEL_PROTOCOL } from "@sandbox-server/agent-contracts/port-tunnel";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SESSION_KEY, startTestServer, type TestServer } from "../../test/harness";
-import { PORT_TUNNEL_PROTOCOL } from "@sandbox-server/agent-contracts/port-tunnel";
 
 let agent: TestServer;
 let app: http.Server;

@@ -6,7 +6,7 @@ import { iso } from "../shared/time";
 import { lifetimeInput, SandboxLifetime, toLifetimeFields } from "./lifetime/contracts";
 import { SandboxNetwork, SandboxNetworkInput } from "./network-contracts";
 import { portAccessInput } from "./ports/contracts";
-import { declaredPortUrls } from "./ports/sign-port";
+import { declaredPortUrls } from "./ports/declared-urls";
 import { toSandboxNetwork } from "./service/egress-policy";
 
 export const sandboxStatuses = ["STARTING", "RUNNING", "PAUSED", "STOPPING", "ERROR"] as const;
@@ -114,10 +114,7 @@ export const DeleteSandboxByQueryInput = z.object({ sandbox_id: SandboxId });
 export const DeleteSandboxOutput = z.object({ success: z.boolean(), id: z.string() });
 
 /** Renders a row for its owner (the only viewer a sandbox ever has), at `deps.now()`. */
-export function toSandbox(
-  row: SandboxRow,
-  deps: Pick<CoreDeps, "now" | "portUrls" | "runtime">,
-): Sandbox {
+export function toSandbox(row: SandboxRow, deps: Pick<CoreDeps, "now" | "portUrls">): Sandbox {
   const now = deps.now();
   const running = row.status === "RUNNING" && row.agentServerUrl !== null;
   const url = running ? row.agentServerUrl : null;

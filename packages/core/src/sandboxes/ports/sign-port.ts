@@ -1,12 +1,10 @@
 import type { SandboxRow } from "@sandbox-server/db";
 import type { CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
-import { iso } from "../../shared/time";
 import { findOwnedSandbox } from "../service/status";
 import type { SandboxPortUrl } from "./contracts";
-import { DEFAULT_PORT_URL_TTL_S, hasPortUrls, signPortUrl } from "./port-urls";
-
-type SignDeps = Pick<CoreDeps, "portUrls" | "now" | "runtime">;
+import { portUrl } from "./declared-urls";
+import { hasPortUrls } from "./port-urls";
 
 /** A signed URL to `port` of the caller's sandbox, working for `ttlS` seconds from now. */
 export async function signSandboxPort(
@@ -27,24 +25,6 @@ export async function signSandboxPort(
     throw new AppError("PORT_NOT_ALLOWED", "This sandbox's ports cannot be given URLs");
   }
   return portUrl(deps, row.id, port, ttlS);
-}
-
-/** The declared ports of a sandbox, each with a URL working for the default hour. */
-export function declaredPortUrls(
-  deps: SignDeps,
-  row: SandboxRow,
-): { name: string; url: string; port: number }[] {
-  if (!hasPortUrls(row.id)) return [];
-  return row.portAccess.declared.map(({ name, port }) => ({
-    name,
-    port,
-    url: portUrl(deps, row.id, port, DEFAULT_PORT_URL_TTL_S).url,
-  }));
-}
-
-function portUrl(deps: SignDeps, id: string, port: number, ttlS: number): SandboxPortUrl {
-  const signed = signPortUrl(deps.portUrls, id, port, deps.now() + ttlS * 1000);
-  return { port, url: signed.url, expires_at: iso(signed.expiresAtMs) };
 }
 
 /** The agent server's port inside the sandbox: the runtime's fixed one, else its URL's. */
