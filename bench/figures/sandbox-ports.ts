@@ -1,4 +1,4 @@
-import { readdirSync } from "node:fs";
+import { readdirSync, readlinkSync, statSync } from "node:fs";
 import { startPortAppCommand } from "../../apps/server/test/port-app";
 import { type Combined, measureInterleaved, type Side } from "../lib/cell";
 import { removeDataDir, startControlPlane } from "../lib/control-plane";
@@ -35,11 +35,12 @@ export async function sandboxPorts(ctx: BenchContext): Promise<FigureResult> {
     const host = new URL(port.body.url).host;
     // What listens at the agent server's URL: pasta for a sandbox in a namespace of its own.
     const agentPid = pidOfUrl(sandbox.agent_server_url);
+    const netns = netnsOf(agentPid);
     const pids = {
       control_plane: cp.pid,
       agent_server_forward: agentPid,
-      agent_server: pidByCommand("agent-server.js", agentPid),
-      app: pidByCommand(`port-app-${APP_PORT}.js`, 0),
+      agent_server: pidInNamespace("agent-server.js", netns),
+      app: pidInNamespace(`port-app-${APP_PORT}.js`, netns),
     };
     const data: Record<string, unknown> = {
       load_generator: `${wrkVersion()}, 1 thread, keep-alive`,
@@ -57,7 +58,7 @@ export async function sandboxPorts(ctx: BenchContext): Promise<FigureResult> {
             url: `http://127.0.0.1:${APP_PORT}${c.path}`,
             method: "GET",
             headers: {},
-            wrap: ["nsenter", `--net=${netnsOf(agentPid)}`],
+            wrap: ["nsenter", `--net=${netns}`],
           },
         },
       };
@@ -82,18 +83,23 @@ export async function sandboxPorts(ctx: BenchContext): Promise<FigureResult> {
 }
 
 /**
- * The newest node process whose command line contains `text` (not `except`), so a wrapper
- * (bubblewrap) is passed over for the node it runs; 0 when none.
+ * The node process in the network namespace `netns` whose command line contains `text` (a
+ * wrapper such as bubblewrap is not node; other sandboxes' processes are in other namespaces).
  */
-function pidByCommand(text: string, except: number): number {
-  let found = 0;
+function pidInNamespace(text: string, netns: string): number {
+  const wanted = `net:[${statSync(netns).ino}]`;
   for (const entry of readdirSync("/proc")) {
     const pid = Number(entry);
-    if (!Number.isInteger(pid) || pid === except || pid === process.pid) continue;
+    if (!Number.isInteger(pid)) continue;
     const command = commandLine(pid);
-    if (command.includes(text) && /^\S*node /.test(command)) found = Math.max(found, pid);
+    if (!command.includes(text) || !/^\S*node /.test(command)) continue;
+    try {
+      if (readlinkSync(`/proc/${pid}/ns/net`) === wanted) return pid;
+    } catch {
+      // gone meanwhile
+    }
   }
-  return found;
+  return 0;
 }
 
 /**
