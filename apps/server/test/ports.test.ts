@@ -243,5 +243,9 @@ describe("port URLs", () => {
     const gone = await open(plain.url);
     expect(gone.status).toBe(404);
     expect(json(gone).code).toBe("SANDBOX_NOT_FOUND");
+    // A URL's token is a bearer secret: never in the server's logs.
+    const token = new URL(plain.url).hostname.split(".")[0]?.split("-")[2] ?? "";
+    expect(token).toHaveLength(26);
+    expect(t.logs()).not.toContain(token);
   });
 });

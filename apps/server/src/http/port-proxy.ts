@@ -158,9 +158,11 @@ function proxy(
       socket.resume();
     },
     (error: unknown) => {
+      // The host carries the token, a bearer secret: logged without it.
+      const portUrl = host.replace(/^(p[0-9]+-[0-9a-z]+)-[0-9a-z]+\./, "$1-….");
       refuse(
         socket,
-        describeAndLog(log, error, () => ({ host })),
+        describeAndLog(log, error, () => ({ portUrl })),
       );
     },
   );
