@@ -1,3 +1,4 @@
+import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readlinkSync, statSync } from "node:fs";
 import { startPortAppCommand } from "../../apps/server/test/port-app";
 import { type Combined, measureInterleaved, type Side } from "../lib/cell";
@@ -9,7 +10,17 @@ import { deleteAll, startRunning } from "../lib/sandboxes";
 import { type LoadTarget, runWrk, wrkVersion } from "../lib/wrk";
 
 const APP_PORT = 8123;
+const PIPE_PORT = 9123;
+/**
+ * A bare node:net pipe (listen → connect, `pipe` both ways): one user-space hop, what entering
+ * the namespace from the control plane would leave of the three a port URL takes.
+ */
+const PIPE = `const net = require("node:net");
+net.createServer((c) => { const t = net.connect(${APP_PORT}, "127.0.0.1"); t.setNoDelay(true); c.setNoDelay(true);
+  c.pipe(t); t.pipe(c); c.on("error", () => t.destroy()); t.on("error", () => c.destroy()); })
+  .listen(${PIPE_PORT}, "127.0.0.1", () => console.log("ready"));`;
 const ROUNDS = 4;
+type SideName = "port_url" | "direct" | "one_hop";
 const WARMUP_SECONDS = 1;
 const TARGETS = { addedP50Ms: 1, throughput: 0.8 };
 /** c=1 on a small answer (what the proxy adds to each request), c=16 on 100 KiB (throughput). */
@@ -27,6 +38,7 @@ const CASES = [
 export async function sandboxPorts(ctx: BenchContext): Promise<FigureResult> {
   const perRound = Math.max(1, Math.round(ctx.options.seconds / ROUNDS));
   const cp = await startControlPlane({ runtime: "process" });
+  let pipe: ChildProcess | undefined;
   try {
     const sandbox = await startRunning(cp);
     await startApp(sandbox);
@@ -36,7 +48,9 @@ export async function sandboxPorts(ctx: BenchContext): Promise<FigureResult> {
     // What listens at the agent server's URL: pasta for a sandbox in a namespace of its own.
     const agentPid = pidOfUrl(sandbox.agent_server_url);
     const netns = netnsOf(agentPid);
+    pipe = await startPipe(netns);
     const pids = {
+      one_hop_pipe: pipe.pid ?? 0,
       control_plane: cp.pid,
       agent_server_forward: agentPid,
       agent_server: pidInNamespace("agent-server.js", netns),
@@ -51,16 +65,16 @@ export async function sandboxPorts(ctx: BenchContext): Promise<FigureResult> {
     };
     const rows: Row[] = [];
     for (const c of CASES) {
-      const sides: Record<"port_url" | "direct", Side> = {
+      const inNamespace = (port: number): LoadTarget => ({
+        url: `http://127.0.0.1:${port}${c.path}`,
+        method: "GET",
+        headers: {},
+        wrap: ["nsenter", `--net=${netns}`],
+      });
+      const sides: Record<SideName, Side> = {
         port_url: { target: { url: `${cp.url}${c.path}`, method: "GET", headers: { Host: host } } },
-        direct: {
-          target: {
-            url: `http://127.0.0.1:${APP_PORT}${c.path}`,
-            method: "GET",
-            headers: {},
-            wrap: ["nsenter", `--net=${netns}`],
-          },
-        },
+        direct: { target: inNamespace(APP_PORT) },
+        one_hop: { target: inNamespace(PIPE_PORT) },
       };
       for (const side of Object.values(sides)) await warm(side.target, c.connections);
       const cells = await measureInterleaved(sides, c.connections, ROUNDS, perRound, pids);
@@ -76,6 +90,7 @@ export async function sandboxPorts(ctx: BenchContext): Promise<FigureResult> {
     }
     return { key: "sandbox_ports", data, rows, notes: [note(perRound)] };
   } finally {
+    pipe?.kill();
     await deleteAll(cp).catch(() => undefined);
     await cp.stop();
     removeDataDir(cp.dataDir);
@@ -112,6 +127,18 @@ function netnsOf(listenerPid: number): string {
   return at >= 0 && argv[at + 1] ? (argv[at + 1] as string) : `/proc/${listenerPid}/ns/net`;
 }
 
+/** The one-hop pipe, in the sandbox's network namespace, once it listens. */
+async function startPipe(netns: string): Promise<ChildProcess> {
+  const child = spawn("nsenter", [`--net=${netns}`, process.execPath, "-e", PIPE], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout?.once("data", () => resolve());
+    child.once("exit", (code: number | null) => reject(new Error(`the pipe exited ${code}`)));
+  });
+  return child;
+}
+
 async function startApp(sandbox: { agent_server_url: string; session_api_key: string }) {
   const res = await fetch(`${sandbox.agent_server_url}/api/bash/execute_bash_command`, {
     method: "POST",
@@ -129,17 +156,22 @@ async function warm(target: LoadTarget, connections: number) {
 
 const r3 = (value: number) => Math.round(value * 1000) / 1000;
 
-function ratiosOf(cells: Record<"port_url" | "direct", Combined>) {
+function ratiosOf(cells: Record<SideName, Combined>) {
   return {
     added_p50_ms: r3(cells.port_url.latency_ms.p50 - cells.direct.latency_ms.p50),
     throughput_port_url_per_direct: r3(cells.port_url.rps / cells.direct.rps),
+    added_p50_ms_one_hop: r3(cells.one_hop.latency_ms.p50 - cells.direct.latency_ms.p50),
+    throughput_one_hop_per_direct: r3(cells.one_hop.rps / cells.direct.rps),
   };
 }
 
-function rowOf(c: (typeof CASES)[number], cells: Record<"port_url" | "direct", Combined>): Row {
-  const { port_url: proxied, direct } = cells;
+function rowOf(c: (typeof CASES)[number], cells: Record<SideName, Combined>): Row {
+  const { port_url: proxied, direct, one_hop: oneHop } = cells;
   const ratios = ratiosOf(cells);
-  const both = `port URL ${Math.round(proxied.rps)} req/s, p50 ${ms(proxied.latency_ms.p50)}; direct ${Math.round(direct.rps)} req/s, p50 ${ms(direct.latency_ms.p50)}`;
+  const both =
+    `port URL ${Math.round(proxied.rps)} req/s, p50 ${ms(proxied.latency_ms.p50)}; ` +
+    `direct ${Math.round(direct.rps)} req/s, p50 ${ms(direct.latency_ms.p50)}; ` +
+    `one node pipe in the namespace ${Math.round(oneHop.rps)} req/s, p50 ${ms(oneHop.latency_ms.p50)}`;
   if (c.connections === 1) {
     return {
       figure: "Port URLs",
@@ -165,5 +197,7 @@ const note = (perRound: number) =>
   `${ROUNDS} rounds of ${perRound} s per case, the two sides taking turns: through the control ` +
   "plane's port URL (wrk at the control plane's listener with the signed URL's Host; the control " +
   "plane pipes each connection through a tunnel of the sandbox's agent server), and directly, wrk " +
-  "run in the sandbox's network namespace against 127.0.0.1. Load generator, control plane, agent " +
-  "server and app share the machine's cores.";
+  "run in the sandbox's network namespace against 127.0.0.1; a third side, wrk in the namespace " +
+  "through one bare node:net pipe, is the data path of entering the namespace from the control " +
+  "plane (ADR 0029's alternative). Load generator, control plane, agent server and app share the " +
+  "machine's cores.";
