@@ -65,6 +65,21 @@ export interface SpecLifetime {
   delete_paused_after_s?: number;
 }
 
+/** A port a sandbox's owner declared at create: listed in `exposed_urls` under its name. */
+export interface DeclaredPort {
+  port: number;
+  name: string;
+}
+
+/** How a sandbox's ports are reached (see core's `sandboxes/ports`). */
+export interface SandboxPortAccess {
+  declared: DeclaredPort[];
+  /** A port URL opened while the sandbox is PAUSED resumes it. */
+  autoResume: boolean;
+}
+
+export const NO_PORT_ACCESS: SandboxPortAccess = { declared: [], autoResume: false };
+
 export const sandboxes = sqliteTable(
   "sandboxes",
   {
@@ -106,6 +121,10 @@ export const sandboxes = sqliteTable(
     pausedAt: integer("paused_at"),
     /** The earliest moment a lifetime rule may fire; the sweep reads only rows due by now. */
     lifetimeDueAt: integer("lifetime_due_at"),
+    portAccess: text("port_access", { mode: "json" })
+      .$type<SandboxPortAccess>()
+      .notNull()
+      .default(NO_PORT_ACCESS),
   },
   (t) => [
     index("sandboxes_owner_created_idx").on(t.ownerId, t.createdAt, t.id),

@@ -10,7 +10,7 @@ import {
   text,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
-import type { SpecLifetime } from "../schema";
+import { NO_PORT_ACCESS, type SandboxPortAccess, type SpecLifetime } from "../schema";
 
 /*
  * The PostgreSQL tables: the same tables, columns and indexes as `../schema.ts` (SQLite), in the
@@ -100,6 +100,7 @@ export const sandboxes = pgTable(
     runningSince: millis("running_since"),
     pausedAt: millis("paused_at"),
     lifetimeDueAt: millis("lifetime_due_at"),
+    portAccess: jsonb("port_access").$type<SandboxPortAccess>().notNull().default(NO_PORT_ACCESS),
   },
   (t) => [
     index("sandboxes_owner_created_idx").on(t.ownerId, t.createdAt, t.id),
