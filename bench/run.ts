@@ -27,6 +27,7 @@ import { listing } from "./figures/listing";
 import { pauseResume } from "./figures/pause-resume";
 import { proxyOverhead } from "./figures/proxy-overhead";
 import { readThroughput } from "./figures/read-throughput";
+import { sandboxPorts } from "./figures/sandbox-ports";
 import { sandboxStart } from "./figures/sandbox-start";
 import { slowStrangers } from "./figures/slow-strangers";
 import { warmPool } from "./figures/warm-pool";
@@ -60,6 +61,7 @@ const FIGURES: Entry[] = [
   { name: "listing", key: "listing_at_scale", run: listing },
   { name: "lifetime-sweep", key: "lifetime_sweep", run: lifetimeSweep },
   { name: "read-throughput", key: "read_throughput", run: readThroughput, needsWrk: true },
+  { name: "ports", key: "sandbox_ports", run: sandboxPorts, needsWrk: true },
   { name: "slow-strangers", key: "slow_strangers", run: slowStrangers },
   { name: "agent-server", key: "agent_server", run: agentServer },
   { name: "density", key: "density", run: density },

@@ -75,6 +75,7 @@ export default defineConfig({
                   "test/warm-pool.test.ts",
                   "test/openhands-sandboxes.test.ts",
                   "test/egress-policy.test.ts",
+                  "test/ports.test.ts",
                 ],
                 env: { TEST_RUNTIME: "process", TEST_STORE: "postgres" },
                 globalSetup: ["../../packages/db/test/postgres-setup.ts"],

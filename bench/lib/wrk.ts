@@ -8,6 +8,8 @@ export interface LoadTarget {
   method: "GET" | "POST";
   headers: Record<string, string>;
   body?: string;
+  /** A command wrk runs under, e.g. `nsenter -t <pid> -n` to load a port inside a namespace. */
+  wrap?: string[];
 }
 
 /** What one wrk run reports (latencies in milliseconds). */
@@ -104,7 +106,8 @@ export async function runWrk(
     target.url,
   ];
   try {
-    const child = spawn(WRK, args, { stdio: ["ignore", "pipe", "pipe"] });
+    const [command = WRK, ...rest] = [...(target.wrap ?? []), WRK, ...args];
+    const child = spawn(command, rest, { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     child.stdout.on("data", (chunk: Buffer) => {
       out += chunk.toString();

@@ -17,6 +17,7 @@ import { logRequest } from "./http/request-log";
 import { discardRest, sendJson } from "./http/respond";
 import { readRotatedKey, rotateSessionKey } from "./http/session-keys";
 import { describeError, type Logger, silentLogger } from "./logger";
+import { openPortTunnel, tunnelPort } from "./ports/port-tunnel";
 import { VERSION } from "./version";
 
 export interface AgentServerOptions {
@@ -116,6 +117,18 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
   );
   answerClientErrors(server);
   server.on("upgrade", (req: http.IncomingMessage, socket, head: Buffer) => {
+    const port = tunnelPort(req.url);
+    if (port !== null) {
+      if (!state.keys.accepts(headerValue(req.headers[SESSION_KEY_HEADER]))) {
+        socket.on("error", () => socket.destroy());
+        socket.end(UNAUTHORIZED_UPGRADE);
+        return;
+      }
+      // Traffic through a port counts as activity, as API calls do.
+      state.lastActivityAt = Date.now();
+      openPortTunnel(req, socket, head, port, (server.address() as AddressInfo).port);
+      return;
+    }
     if (!(req.url ?? "").startsWith("/sockets/events/")) {
       socket.on("error", () => socket.destroy());
       socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
@@ -199,6 +212,9 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
     },
   };
 }
+
+const UNAUTHORIZED_UPGRADE =
+  'HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: 25\r\nConnection: close\r\n\r\n{"detail":"Unauthorized"}';
 
 /** A key rotated earlier (kept in the data directory) wins over the keys the server was given. */
 function startKeys(options: AgentServerOptions): readonly string[] {

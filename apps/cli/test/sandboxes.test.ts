@@ -147,3 +147,21 @@ it("creates a sandbox with a lifetime policy, shows it, and sets its timeout", a
   expect(refused.stderr).toMatch(/expected whole seconds/);
   await runCli(["sandboxes", "delete", sandbox.id], env);
 });
+
+it("declares ports at create and prints a signed URL to a port", async () => {
+  const created = await runCli(
+    ["sandboxes", "create", "--port", "VSCODE=8080", "--auto-resume", "--json"],
+    env,
+  );
+  expect(created.code, created.stderr).toBe(0);
+  const sandbox = JSON.parse(created.stdout) as SandboxJson & { auto_resume: boolean };
+  expect(sandbox.auto_resume).toBe(true);
+  const url = await runCli(["sandboxes", "port", sandbox.id, "3000", "--expires-in", "60"], env);
+  expect(url.code, url.stderr).toBe(0);
+  expect(url.stdout).toMatch(/^http:\/\/p3000-[0-9a-z]+-[0-9a-z]+\.localhost:\d+\/\n$/);
+  const json = await runCli(["sandboxes", "port", sandbox.id, "3000", "--json"], env);
+  expect(JSON.parse(json.stdout)).toMatchObject({ port: 3000, expires_at: expect.any(String) });
+  const bad = await runCli(["sandboxes", "port", sandbox.id, "70000"], env);
+  expect(bad.code).not.toBe(0);
+  expect((await runCli(["sandboxes", "delete", sandbox.id], env)).code).toBe(0);
+});

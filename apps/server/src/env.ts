@@ -135,6 +135,19 @@ const EnvSchema = z.object({
    */
   LEASE_TTL_MS: optionalPositiveInt.default(15_000),
   LEASE_RENEW_MS: optionalPositiveInt.default(5_000),
+  /**
+   * A wildcard domain served by a TLS front that forwards to this server with the Host kept:
+   * port URLs become `https://p{port}-{id}-{token}.{domain}/`. Absent: `http://…localhost:{PORT}/`.
+   */
+  PREVIEW_BASE_DOMAIN: z
+    .string()
+    .regex(
+      /^(?=.{1,190}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/,
+      "must be a lower-case domain name such as preview.example.com",
+    )
+    .optional(),
+  /** The port URLs' signing key is derived from the secrets key and this; raising it revokes them all. */
+  PORT_URL_KEY_GENERATION: optionalPositiveInt.default(1),
   /** Encrypts secrets at rest; absent: DATA_DIR/secrets-key. Never shown in errors (name has KEY). */
   SECRETS_KEY: z
     .string()

@@ -63,6 +63,8 @@ async function main() {
     ...(existsSync(bundledMigrations) ? { migrationsFolder: bundledMigrations } : {}),
     ...(existsSync(bundledPgMigrations) ? { pgMigrationsFolder: bundledPgMigrations } : {}),
     ...(existsSync(fileURLToPath(eventWorkerScript)) ? { eventWorkerScript } : {}),
+    previewBaseDomain: env.PREVIEW_BASE_DOMAIN,
+    portUrlKeyGeneration: env.PORT_URL_KEY_GENERATION,
     config: {
       maxRunningSandboxes: env.MAX_RUNNING_SANDBOXES,
       allowUnisolatedMultiUser: env.ALLOW_UNISOLATED_MULTI_USER,

@@ -9,9 +9,11 @@ import type { SandboxRuntime } from "@sandbox-server/runtime";
 import type { Logger } from "pino";
 import { createApp } from "./http/app";
 import { answerClientErrors } from "./http/client-errors";
-import { type HttpTimeouts, httpServerOptions } from "./http/server-options";
+import { servePortUrls } from "./http/port-proxy";
+import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts, httpServerOptions } from "./http/server-options";
 import { createServerMetrics } from "./metrics/registry";
 import { openStore } from "./open-store";
+import { derivePortUrlKey } from "./port-url-key";
 import { assertSoleProcessReplica } from "./single-replica";
 
 export interface StartServerOptions {
@@ -41,6 +43,12 @@ export interface StartServerOptions {
    * on a thread of their own. Absent: on the main thread.
    */
   eventWorkerScript?: URL | undefined;
+  /** PREVIEW_BASE_DOMAIN: port URLs are `https://p{port}-{id}-{token}.{domain}/`; absent, `*.localhost`. */
+  previewBaseDomain?: string | undefined;
+  /** PORT_URL_KEY_GENERATION: raising it invalidates every port URL (default 1). */
+  portUrlKeyGeneration?: number;
+  /** The core's clock (tests move it). */
+  now?: () => number;
 }
 
 export interface RunningServer {
@@ -80,6 +88,12 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     runtime,
     log,
     metrics: metrics.core,
+    portUrls: {
+      key: derivePortUrlKey(location.secretsKey, options.portUrlKeyGeneration ?? 1),
+      baseDomain: options.previewBaseDomain ?? null,
+      localPort: 0,
+    },
+    ...(options.now ? { now: options.now } : {}),
     ...(options.config ? { config: options.config } : {}),
     ...(options.defaultImage ? { defaultImage: options.defaultImage } : {}),
     ...(eventWorkerScript
@@ -121,6 +135,12 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   }
   const server = createServer(httpServerOptions(options.httpTimeouts), app.listener);
   answerClientErrors(server);
+  const ports = servePortUrls(
+    server,
+    core.deps,
+    log,
+    options.httpTimeouts?.headersTimeoutMs ?? DEFAULT_HTTP_TIMEOUTS.headersTimeoutMs,
+  );
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);
@@ -128,6 +148,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   });
   ready = true;
   const address = server.address() as AddressInfo;
+  core.deps.portUrls.localPort = address.port;
   // Never a webhook destination, whatever WEBHOOK_ALLOW_PRIVATE_NETWORKS says: ourselves.
   const denied = [
     ...core.deps.config.webhookDeniedTargets,
@@ -153,6 +174,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();
+          ports.close();
         });
         app.close();
         await core.stop();

@@ -139,6 +139,8 @@ export async function startTestServer(
      * bundle runs it); `null` follows events on the main thread.
      */
     eventWorkerScript?: URL | null;
+    /** The core's clock. */
+    now?: () => number;
   } = {},
 ): Promise<TestServer> {
   const kind = options.runtime ?? testRuntime();
@@ -176,6 +178,7 @@ export async function startTestServer(
       adminApiKey: ADMIN_KEY,
       config: { ...config, ...overrides },
       metricsToken: options.metricsToken,
+      ...(options.now ? { now: options.now } : {}),
     });
   let server = await boot();
 

@@ -173,6 +173,10 @@ describe("every procedure is served at its REST path with its success status", (
     await expectOk("POST /sandboxes/{id}/pause", { params: id });
     await expectOk("POST /sandboxes/{id}/resume", { params: id });
     await expectOk("POST /sandboxes/{id}/timeout", { params: id, body: { timeout_s: 3600 } });
+    await expectOk("GET /sandboxes/{id}/ports/{port}", {
+      params: { ...id, port: "8080" },
+      query: "?expires_in_s=60",
+    });
     await expectOk("DELETE /sandboxes/{id}", { params: id });
     const another = await expectOk("POST /sandboxes", { query: "?sandbox_spec_id=default" });
     await expectOk("DELETE /sandboxes", { query: `?sandbox_id=${another.id}` });

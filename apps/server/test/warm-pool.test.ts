@@ -86,11 +86,22 @@ describe("warm pool", () => {
     const byId = new Map(members.map((m) => [m.id, m]));
     const res = await t.api("POST", "/api/v1/sandboxes", {
       key: alice,
-      body: { labels: { team: "a" }, timeout_s: 600 },
+      body: {
+        labels: { team: "a" },
+        timeout_s: 600,
+        ports: [{ port: 8080, name: "WEB" }],
+        auto_resume: true,
+      },
     });
     expect(res.status).toBe(201);
     expect(res.body.status).toBe("RUNNING");
     expect(res.body.labels).toEqual({ team: "a" });
+    // The owner's declared ports and auto-resume come with the claim.
+    expect(res.body.auto_resume).toBe(true);
+    expect(res.body.exposed_urls.map((u: { name: string }) => u.name)).toEqual([
+      "AGENT_SERVER",
+      "WEB",
+    ]);
     // The owner's lifetime policy, its active time counted from the claim, not from the pool.
     expect(res.body.lifetime.timeout_s).toBe(600);
     expect(Date.parse(res.body.expires_at) - Date.parse(res.body.created_at)).toBe(600_000);

@@ -26,6 +26,7 @@ export type {
   ExecutionStatus,
   Sandbox,
   SandboxNetwork,
+  SandboxPortUrl,
   SandboxStatus,
 } from "./types";
 export {

@@ -32,3 +32,16 @@ it("sends the API key on every call", async () => {
   expect(result.response.status).toBe(401);
   expect(result.error?.code).toBeTypeOf("string");
 });
+
+it("asks for a signed port URL over REST", async () => {
+  const rest = createRestClient({ url, apiKey });
+  const created = await rest.POST("/api/v1/sandboxes", {
+    body: { ports: [{ port: 8080, name: "WEB" }] },
+  });
+  const id = created.data?.id ?? "";
+  const port = await rest.GET("/api/v1/sandboxes/{id}/ports/{port}", {
+    params: { path: { id, port: 8080 }, query: { expires_in_s: 60 } },
+  });
+  expect(port.data).toMatchObject({ port: 8080, url: expect.stringContaining("p8080-") });
+  await rest.DELETE("/api/v1/sandboxes/{id}", { params: { path: { id } } });
+});

@@ -82,3 +82,21 @@ it("sets a sandbox's egress policy at create and names a malformed entry", async
   expect(described.issues?.[0]).toMatchObject({ path: ["network", "deny_out", 0] });
   expect(described.issues?.[0]?.message).toContain('"pypi.org:http"');
 });
+
+it("asks for a signed port URL and sees declared ports in exposed_urls", async () => {
+  const client = createSandboxClient({ url, apiKey });
+  const sandbox = await client.sandboxes.start.mutate({
+    ports: [{ port: 8080, name: "VSCODE" }],
+    auto_resume: true,
+  });
+  expect(sandbox.auto_resume).toBe(true);
+  const port = await client.sandboxes.getPort.query({
+    id: sandbox.id,
+    port: 3000,
+    expires_in_s: 600,
+  });
+  expect(port.port).toBe(3000);
+  expect(port.url).toMatch(/^http:\/\/p3000-[0-9a-z]+-[0-9a-z]+\.localhost:\d+\/$/);
+  expect(Date.parse(port.expires_at) - Date.now()).toBeLessThanOrEqual(600_000);
+  await client.sandboxes.delete.mutate({ id: sandbox.id });
+});

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { totalmem } from "node:os";
 import type { Worker } from "node:worker_threads";
 import type { Store } from "@sandbox-server/db";
@@ -18,6 +19,7 @@ import { defaultMaxRunningSandboxes } from "./sandboxes/default-limit";
 import { watchEgressDenials } from "./sandboxes/egress-denials";
 import { ForwardGate } from "./sandboxes/forward-gate";
 import { LifetimeSweeper } from "./sandboxes/lifetime/sweep";
+import type { PortUrlSigner } from "./sandboxes/ports/port-urls";
 import { SandboxSupervisor } from "./sandboxes/supervisor";
 import { ensurePoolOwner } from "./sandboxes/warm-pool/pool-state";
 import { createApiKeyCache } from "./users/api-keys";
@@ -76,6 +78,11 @@ export interface CreateCoreOptions {
   now?: () => number;
   /** Receives counters and observations (e.g. the server's Prometheus registry). */
   metrics?: CoreMetrics;
+  /**
+   * Signs port URLs and says where they point. Absent: a random key (URLs of this process only)
+   * and the local form on port 0 until the caller sets `deps.portUrls.localPort`.
+   */
+  portUrls?: PortUrlSigner;
   /** This process's id among replicas; default a random `rpl_…`. */
   replicaId?: string;
   /**
@@ -139,6 +146,7 @@ export function createCore(options: CreateCoreOptions): Core {
     events: createEvents(),
     forwards: new ForwardGate(),
     activity: new Map(),
+    portUrls: options.portUrls ?? { key: randomBytes(32), baseDomain: null, localPort: 0 },
     apiKeyCache: createApiKeyCache(now),
     transaction: (work) => options.store.transaction(work),
     ...(options.metrics ? { metrics: options.metrics } : {}),

@@ -13,6 +13,7 @@ import type { Logger } from "./logger";
 import type { CoreMetrics } from "./metrics";
 import type { SandboxLocks } from "./replicas/sandbox-locks";
 import type { ForwardGate } from "./sandboxes/forward-gate";
+import type { PortUrlSigner } from "./sandboxes/ports/port-urls";
 import type { RememberedReads } from "./shared/remembered-reads";
 
 export interface CoreConfig {
@@ -149,8 +150,13 @@ export interface CoreDeps {
   events: EventEmitter<CoreEventMap>;
   /** Orders send-message forwards with pause/delete per sandbox (memory only, see ForwardGate). */
   forwards: ForwardGate;
-  /** Last time a message went to each sandbox (memory only: the hot path writes no rows). */
+  /**
+   * Last time a message went to each sandbox or a port URL was opened (memory only: the hot path
+   * writes no rows).
+   */
   activity: Map<string, number>;
+  /** Signs port URLs (`GET /sandboxes/{id}/ports/{port}`, `exposed_urls`) and checks their tokens. */
+  portUrls: PortUrlSigner;
   /** Recently verified API keys (by hash) → their user, so a request costs no key lookup. */
   apiKeyCache: RememberedReads<User>;
   /** Where counters and observations go (the server's Prometheus registry); absent: nowhere. */

@@ -110,6 +110,30 @@ export const errorCodes = {
     trpc: "PRECONDITION_FAILED",
     message: "The conversation is archived",
   },
+  /** A port URL's host carries no token (`p{port}-{id}.…` without `-{token}`). */
+  PORT_URL_TOKEN_MISSING: {
+    status: 401,
+    trpc: "UNAUTHORIZED",
+    message: "This port URL carries no token; ask for a signed one",
+  },
+  /** Not signed by this server's current key for this sandbox and port. */
+  PORT_URL_TOKEN_INVALID: {
+    status: 403,
+    trpc: "FORBIDDEN",
+    message: "This port URL's token is not valid",
+  },
+  PORT_URL_EXPIRED: { status: 403, trpc: "FORBIDDEN", message: "This port URL has expired" },
+  /** The agent server's own port: reached through `agent_server_url`, never a port URL. */
+  PORT_NOT_ALLOWED: {
+    status: 422,
+    trpc: "BAD_REQUEST",
+    message: "This port cannot be reached through a port URL",
+  },
+  PORT_NOT_LISTENING: {
+    status: 502,
+    trpc: "BAD_GATEWAY",
+    message: "Nothing answers on this port in the sandbox",
+  },
   SANDBOX_UNAVAILABLE: {
     status: 503,
     trpc: "SERVICE_UNAVAILABLE",

@@ -13,6 +13,13 @@ export type { CoreMetrics, DeliveryOutcome, ForwardOutcome } from "./metrics";
 export * from "./openapi";
 export * from "./router";
 export { defaultMaxRunningSandboxes } from "./sandboxes/default-limit";
+export { type OpenedPort, openPortForHost } from "./sandboxes/ports/open-port";
+export {
+  DEFAULT_PORT_URL_TTL_S,
+  MAX_PORT_URL_TTL_S,
+  type PortUrlSigner,
+  parsePortHost,
+} from "./sandboxes/ports/port-urls";
 export { MAX_INPUT_DEPTH, nestsDeeperThan } from "./shared/json-depth";
 export type { Meta } from "./trpc";
 export { hashApiKey } from "./users/api-keys";

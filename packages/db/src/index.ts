@@ -8,6 +8,7 @@ export type * from "./port/repositories";
 export type * from "./port/rows";
 export * from "./port/store";
 export * as schema from "./schema";
+export { NO_PORT_ACCESS } from "./schema";
 export {
   createSecretBox,
   isSealed,

@@ -5,7 +5,13 @@
 
 export { idempotencyKeys, leases, secretsKeyCheck } from "./tables/bookkeeping";
 export { conversationEvents, conversationStartTasks, conversations } from "./tables/conversations";
-export type { SpecLifetime } from "./tables/sandboxes";
-export { sandboxes, sandboxSpecs } from "./tables/sandboxes";
+export {
+  type DeclaredPort,
+  NO_PORT_ACCESS,
+  type SandboxPortAccess,
+  type SpecLifetime,
+  sandboxes,
+  sandboxSpecs,
+} from "./tables/sandboxes";
 export { apiKeys, users } from "./tables/users";
 export { webhookDeliveries, webhooks } from "./tables/webhooks";

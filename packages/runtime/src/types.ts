@@ -95,6 +95,12 @@ export type SandboxRuntimeEvent = "exit" | "recovered";
 export interface SandboxRuntime {
   readonly kind: RuntimeKind;
   readonly isolation: IsolationLevel;
+  /**
+   * The agent server's port inside every sandbox when it is fixed (a container's, or in a network
+   * namespace of the sandbox's own); absent, it is the port of the sandbox's agent server URL.
+   * Port URLs never reach it.
+   */
+  readonly agentServerPort?: number;
   /** What else `isolation` includes or lacks here, in a sentence (the process runtime's seccomp filter). */
   readonly isolationDetail?: string;
   /** Optional: whose network sandboxes are on (a runtime without it does not say). */

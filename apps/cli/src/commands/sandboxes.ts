@@ -7,7 +7,14 @@ import {
 import { type Command, Option } from "commander";
 import type { CommandContext, JsonOption } from "../context";
 import { printJson, printTable } from "../output";
-import { collectList, collectPair, pageSize, positiveNumber, wholeSeconds } from "../parse";
+import {
+  collectList,
+  collectPair,
+  pageSize,
+  portNumber,
+  positiveNumber,
+  wholeSeconds,
+} from "../parse";
 import { formatNetwork, printSandbox, sandboxColumns } from "./render";
 
 const statuses: SandboxStatus[] = ["STARTING", "RUNNING", "PAUSED", "STOPPING", "ERROR"];
@@ -38,6 +45,18 @@ interface CreateOptions extends JsonOption, NetworkOptions {
   onTimeout?: "pause" | "delete";
   idlePauseAfter?: number;
   deletePausedAfter?: number;
+  port?: Record<string, string>;
+  autoResume?: boolean;
+}
+
+interface PortOptions extends JsonOption {
+  expiresIn?: number;
+}
+
+/** `--port NAME=PORT` pairs as the create takes them. */
+function declaredPorts(pairs: Record<string, string> | undefined) {
+  if (!pairs) return undefined;
+  return Object.entries(pairs).map(([name, port]) => ({ name, port: portNumber(port) }));
 }
 
 type NetworkInput = NonNullable<RouterInputs["sandboxes"]["start"]["network"]>;
@@ -141,6 +160,12 @@ export function registerSandboxes(program: Command, ctx: CommandContext): void {
     )
     .option("--idle-pause-after <seconds>", "pause after this long without activity", wholeSeconds)
     .option("--delete-paused-after <seconds>", "delete once PAUSED this long", wholeSeconds)
+    .option(
+      "--port <NAME=PORT>",
+      "list a port in exposed_urls with a signed URL, e.g. VSCODE=8080 (repeatable)",
+      collectPair,
+    )
+    .option("--auto-resume", "opening a port URL while PAUSED resumes the sandbox")
     .option("--json", "print JSON (for scripts)")
     .action(async (options: CreateOptions) => {
       const client = ctx.session.client();
@@ -153,6 +178,8 @@ export function registerSandboxes(program: Command, ctx: CommandContext): void {
         on_timeout: options.onTimeout,
         idle_pause_after_s: options.idlePauseAfter,
         delete_paused_after_s: options.deletePausedAfter,
+        ports: declaredPorts(options.port),
+        auto_resume: options.autoResume,
       });
       if (options.wait) {
         sandbox = await waitForSandboxStatus(client, sandbox.id, "RUNNING", {
@@ -215,6 +242,27 @@ export function registerSandboxes(program: Command, ctx: CommandContext): void {
     .action(async (id: string, seconds: number, options: JsonOption) => {
       const client = ctx.session.client();
       show(ctx, await client.sandboxes.setTimeout.mutate({ id, timeout_s: seconds }), options);
+    });
+
+  sandboxes
+    .command("port")
+    .description("print a signed URL to a port of a sandbox (HTTP and WebSocket, no key needed)")
+    .argument("<id>", "sandbox id")
+    .argument("<port>", "the port inside the sandbox", portNumber)
+    .option(
+      "--expires-in <seconds>",
+      "how long the URL works (default 3600, at most 7 days)",
+      wholeSeconds,
+    )
+    .option("--json", "print {port, url, expires_at} (for scripts)")
+    .action(async (id: string, port: number, options: PortOptions) => {
+      const signed = await ctx.session.client().sandboxes.getPort.query({
+        id,
+        port,
+        expires_in_s: options.expiresIn,
+      });
+      if (options.json) printJson(ctx.out, signed);
+      else ctx.out.write(`${signed.url}\n`);
     });
 
   sandboxes

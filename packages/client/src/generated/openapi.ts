@@ -134,6 +134,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/sandboxes/{id}/ports/{port}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A signed URL to a port of a sandbox
+     * @description A URL that reaches whatever the sandbox serves on `port` (HTTP and WebSocket, any path, no API key) until `expires_at`. Opening it answers 401/403 once it has expired or for another sandbox or port, 404 once the sandbox is deleted, 409 while it is not RUNNING (unless it was created with `auto_resume`: then a PAUSED one is resumed), 502 when nothing listens on the port. The agent server's own port is 422: use `agent_server_url`.
+     */
+    get: operations["get_sandbox_port_api_v1_sandboxes__id__ports__port__get"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/sandboxes/{id}/settings/secrets": {
     parameters: {
       query?: never;
@@ -985,9 +1005,11 @@ export interface components {
       /** @description Time it has been active (any status but PAUSED), in whole seconds */
       active_time_s: number;
       lifetime: components["schemas"]["SandboxLifetime"];
+      /** @description Opening a port URL while PAUSED resumes it */
+      auto_resume: boolean;
     };
     ExposedUrl: {
-      /** @description `AGENT_SERVER` (the agent server's base URL); our specs expose nothing else */
+      /** @description `AGENT_SERVER` (the agent server's base URL), then the ports declared at create under their names, each with a signed URL working for an hour from this read */
       name: string;
       url: string;
       port: number;
@@ -1007,6 +1029,12 @@ export interface components {
       delete_at: string | null;
     };
     SandboxBatch: (components["schemas"]["Sandbox"] | null)[];
+    SandboxPortUrl: {
+      port: number;
+      /** @description Reaches the port (HTTP and WebSocket, any path) until `expires_at`; no key needed */
+      url: string;
+      expires_at: string;
+    };
     SecretNamesResponse: {
       secrets: {
         name: string;
@@ -1617,6 +1645,15 @@ export interface operations {
           idle_pause_after_s?: number;
           /** @description Delete the sandbox once it has been PAUSED this long, in whole seconds from 1 to this server's maximum (beyond it: 422 saying the maximum) */
           delete_paused_after_s?: number;
+          /** @description Ports to list in `exposed_urls`, each with a signed URL (1 h) while RUNNING; any other port is reached with GET /sandboxes/{id}/ports/{port} */
+          ports?: {
+            /** @description A port the sandbox serves on (1..65535) */
+            port: number;
+            /** @description Its name in `exposed_urls`, e.g. `VSCODE`, `WORKER_1` */
+            name: string;
+          }[];
+          /** @description Opening a port URL of this sandbox while it is PAUSED resumes it (default false) */
+          auto_resume?: boolean;
         };
       };
     };
@@ -2132,6 +2169,60 @@ export interface operations {
       };
       /** @description Request body is not uncompressed JSON */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  get_sandbox_port_api_v1_sandboxes__id__ports__port__get: {
+    parameters: {
+      query?: {
+        expires_in_s?: number;
+      };
+      header?: never;
+      path: {
+        /** @description Sandbox id */
+        id: string;
+        /** @description The port inside the sandbox, 1..65535 (not its agent server's) */
+        port: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["SandboxPortUrl"];
+        };
+      };
+      /** @description Missing or invalid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found */
+      404: {
         headers: {
           [name: string]: unknown;
         };

@@ -16,6 +16,6 @@ export const batchGetSandboxes = authedProcedure
   .query(async ({ ctx, input }) => {
     const rows = await Promise.all(input.id.map((id) => ctx.deps.repos.sandboxes.get(id)));
     return rows.map((row) =>
-      row && row.ownerId === ctx.user.id ? toSandbox(row, ctx.deps.now()) : null,
+      row && row.ownerId === ctx.user.id ? toSandbox(row, ctx.deps) : null,
     );
   });

@@ -1,9 +1,12 @@
 import type { SandboxRow } from "@sandbox-server/db";
 import { z } from "zod";
+import type { CoreDeps } from "../deps";
 import { EnvVars, Labels, pageInput, pageOf, Timestamp } from "../shared/contracts";
 import { iso } from "../shared/time";
 import { lifetimeInput, SandboxLifetime, toLifetimeFields } from "./lifetime/contracts";
 import { SandboxNetwork, SandboxNetworkInput } from "./network-contracts";
+import { portAccessInput } from "./ports/contracts";
+import { declaredPortUrls } from "./ports/declared-urls";
 import { toSandboxNetwork } from "./service/egress-policy";
 
 export const sandboxStatuses = ["STARTING", "RUNNING", "PAUSED", "STOPPING", "ERROR"] as const;
@@ -14,7 +17,9 @@ export const ExposedUrl = z
   .object({
     name: z
       .string()
-      .describe("`AGENT_SERVER` (the agent server's base URL); our specs expose nothing else"),
+      .describe(
+        "`AGENT_SERVER` (the agent server's base URL), then the ports declared at create under their names, each with a signed URL working for an hour from this read",
+      ),
     url: z.string(),
     port: z.number().int().min(1).max(65535),
   })
@@ -45,6 +50,7 @@ export const Sandbox = z
       .int()
       .describe("Time it has been active (any status but PAUSED), in whole seconds"),
     lifetime: SandboxLifetime,
+    auto_resume: z.boolean().describe("Opening a port URL while PAUSED resumes it"),
   })
   .meta({ id: "Sandbox" });
 export type Sandbox = z.infer<typeof Sandbox>;
@@ -73,6 +79,7 @@ export const StartSandboxInput = z.object({
     "What the sandbox may connect to; fields absent here come from the spec's default (every public destination, no private one)",
   ),
   ...lifetimeInput,
+  ...portAccessInput,
 });
 export type StartSandboxInput = z.infer<typeof StartSandboxInput>;
 
@@ -106,8 +113,9 @@ export const DeleteSandboxByQueryInput = z.object({ sandbox_id: SandboxId });
 
 export const DeleteSandboxOutput = z.object({ success: z.boolean(), id: z.string() });
 
-/** Renders a row for its owner (the only viewer a sandbox ever has), at `now`. */
-export function toSandbox(row: SandboxRow, now: number): Sandbox {
+/** Renders a row for its owner (the only viewer a sandbox ever has), at `deps.now()`. */
+export function toSandbox(row: SandboxRow, deps: Pick<CoreDeps, "now" | "portUrls">): Sandbox {
+  const now = deps.now();
   const running = row.status === "RUNNING" && row.agentServerUrl !== null;
   const url = running ? row.agentServerUrl : null;
   return {
@@ -119,11 +127,14 @@ export function toSandbox(row: SandboxRow, now: number): Sandbox {
     updated_at: iso(row.updatedAt),
     agent_server_url: url,
     session_api_key: running ? row.sessionApiKey : null,
-    exposed_urls: url ? [{ name: "AGENT_SERVER", url, port: portOf(url) }] : [],
+    exposed_urls: url
+      ? [{ name: "AGENT_SERVER", url, port: portOf(url) }, ...declaredPortUrls(deps, row)]
+      : [],
     status_detail: row.statusDetail,
     labels: row.labels,
     network: toSandboxNetwork(row.network),
     ...toLifetimeFields(row, now),
+    auto_resume: row.portAccess.autoResume,
   };
 }
 

@@ -28,6 +28,6 @@ export const getSandbox = authedProcedure
             input.timeout_s * 1000,
           )
         : await findOwnedSandbox(ctx.deps, ctx.user.id, input.id),
-      ctx.deps.now(),
+      ctx.deps,
     ),
   );

@@ -17,5 +17,5 @@ export const pauseSandbox = authedProcedure
   .input(SandboxIdInput)
   .output(Sandbox)
   .mutation(async ({ ctx, input }) =>
-    toSandbox(await pauseSandboxVerb(ctx.deps, ctx.user.id, input.id), ctx.deps.now()),
+    toSandbox(await pauseSandboxVerb(ctx.deps, ctx.user.id, input.id), ctx.deps),
   );

@@ -16,5 +16,5 @@ export const resumeSandbox = authedProcedure
   .input(SandboxIdInput)
   .output(Sandbox)
   .mutation(async ({ ctx, input }) =>
-    toSandbox(await resumeSandboxVerb(ctx.deps, ctx.user.id, input.id), ctx.deps.now()),
+    toSandbox(await resumeSandboxVerb(ctx.deps, ctx.user.id, input.id), ctx.deps),
   );

@@ -3,6 +3,7 @@ import { batchGetSandboxes } from "./batch-get-sandboxes";
 import { deleteSandbox } from "./delete-sandbox";
 import { deleteSandboxByQuery } from "./delete-sandbox-by-query";
 import { getSandbox } from "./get-sandbox";
+import { getSandboxPort } from "./get-sandbox-port";
 import { getSandboxSecret } from "./get-sandbox-secret";
 import { listSandboxSecrets } from "./list-sandbox-secrets";
 import { pauseSandbox } from "./pause-sandbox";
@@ -20,6 +21,7 @@ export const sandboxesRouter = router({
   pause: pauseSandbox,
   resume: resumeSandbox,
   setTimeout: setSandboxTimeout,
+  getPort: getSandboxPort,
   delete: deleteSandbox,
   deleteByQuery: deleteSandboxByQuery,
   listSecrets: listSandboxSecrets,

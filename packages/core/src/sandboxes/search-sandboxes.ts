@@ -24,5 +24,5 @@ export const searchSandboxes = authedProcedure
       },
       { limit: input.limit, pageId: input.page_id },
     );
-    return toPageOut(page, (row) => toSandbox(row, ctx.deps.now()));
+    return toPageOut(page, (row) => toSandbox(row, ctx.deps));
   });

@@ -20,6 +20,6 @@ export const setSandboxTimeout = authedProcedure
   .mutation(async ({ ctx, input }) =>
     toSandbox(
       await setSandboxTimeoutVerb(ctx.deps, ctx.user.id, input.id, input.timeout_s),
-      ctx.deps.now(),
+      ctx.deps,
     ),
   );

@@ -19,5 +19,5 @@ export const startSandbox = authedProcedure
   .input(StartSandboxInput)
   .output(Sandbox)
   .mutation(async ({ ctx, input }) =>
-    toSandbox((await startSandboxVerb(ctx.deps, ctx.user.id, input)).row, ctx.deps.now()),
+    toSandbox((await startSandboxVerb(ctx.deps, ctx.user.id, input)).row, ctx.deps),
   );

@@ -23,8 +23,5 @@ export const updateSandboxNetwork = authedProcedure
   .output(Sandbox)
   .mutation(async ({ ctx, input }) => {
     const { id, ...network } = input;
-    return toSandbox(
-      await updateSandboxNetworkVerb(ctx.deps, ctx.user.id, id, network),
-      ctx.deps.now(),
-    );
+    return toSandbox(await updateSandboxNetworkVerb(ctx.deps, ctx.user.id, id, network), ctx.deps);
   });

@@ -1,3 +1,4 @@
+import { NO_PORT_ACCESS } from "../schema";
 import type { NewSandbox, SandboxLifetime, SandboxRow } from "./rows";
 
 /** No lifetime policy, no active time counted yet: what a sandbox row has unless told otherwise. */
@@ -14,5 +15,5 @@ export const NO_LIFETIME: SandboxLifetime = {
 
 /** The full row an insert writes (and answers). */
 export function completeSandbox(row: NewSandbox): SandboxRow {
-  return { ...NO_LIFETIME, ...row };
+  return { ...NO_LIFETIME, portAccess: NO_PORT_ACCESS, ...row };
 }

@@ -10,7 +10,7 @@ export type User = typeof schema.users.$inferSelect;
 export type NewUser = Omit<User, "disabledAt" | "deletedAt">;
 export type ApiKey = typeof schema.apiKeys.$inferSelect;
 export type SandboxSpecRow = typeof schema.sandboxSpecs.$inferSelect;
-export type { SpecLifetime } from "../schema";
+export type { DeclaredPort, SandboxPortAccess, SpecLifetime } from "../schema";
 /** A spec as upserted: without lifetime defaults it has none (the operator's apply). */
 export type NewSandboxSpec = Omit<SandboxSpecRow, "lifetime"> &
   Partial<Pick<SandboxSpecRow, "lifetime">>;
@@ -26,8 +26,13 @@ export type SandboxLifetimeFields =
   | "pausedAt"
   | "lifetimeDueAt";
 export type SandboxLifetime = Pick<SandboxRow, SandboxLifetimeFields>;
-/** A sandbox as inserted: absent lifetime columns mean no policy and no active time yet. */
-export type NewSandbox = Omit<SandboxRow, SandboxLifetimeFields> & Partial<SandboxLifetime>;
+/**
+ * A sandbox as inserted: absent lifetime columns mean no policy and no active time yet; absent
+ * `portAccess`, no declared ports and no auto-resume.
+ */
+export type NewSandbox = Omit<SandboxRow, SandboxLifetimeFields | "portAccess"> &
+  Partial<SandboxLifetime> &
+  Partial<Pick<SandboxRow, "portAccess">>;
 export type ConversationRow = typeof schema.conversations.$inferSelect;
 /** The OpenHands fields of a conversation: optional on insert (null, or `[]` for `prNumber`). */
 export type ConversationClientFields =
@@ -59,7 +64,8 @@ export type SandboxClaim = Pick<
   SandboxRow,
   "ownerId" | "sessionApiKey" | "labels" | "network" | "createdAt" | "updatedAt"
 > &
-  Partial<SandboxLifetime>;
+  Partial<SandboxLifetime> &
+  Partial<Pick<SandboxRow, "portAccess">>;
 
 export type ConversationPatch = Partial<
   Omit<ConversationRow, "id" | "ownerId" | "sandboxId" | "createdAt">

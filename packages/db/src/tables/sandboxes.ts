@@ -52,6 +52,21 @@ export interface SpecLifetime {
   delete_paused_after_s?: number;
 }
 
+/** A port a sandbox's owner declared at create: listed in `exposed_urls` under its name. */
+export interface DeclaredPort {
+  port: number;
+  name: string;
+}
+
+/** How a sandbox's ports are reached (see core's `sandboxes/ports`). */
+export interface SandboxPortAccess {
+  declared: DeclaredPort[];
+  /** A port URL opened while the sandbox is PAUSED resumes it. */
+  autoResume: boolean;
+}
+
+export const NO_PORT_ACCESS: SandboxPortAccess = { declared: [], autoResume: false };
+
 export const sandboxes = s.sqliteTable(
   "sandboxes",
   {
@@ -95,6 +110,11 @@ export const sandboxes = s.sqliteTable(
     pausedAt: s.integer("paused_at"),
     /** The earliest moment a lifetime rule may fire; the sweep reads only rows due by now. */
     lifetimeDueAt: s.integer("lifetime_due_at"),
+    portAccess: s
+      .text("port_access", { mode: "json" })
+      .$type<SandboxPortAccess>()
+      .notNull()
+      .default(NO_PORT_ACCESS),
   },
   (t) => [
     s.index("sandboxes_owner_created_idx").on(t.ownerId, t.createdAt, t.id),
@@ -137,6 +157,7 @@ export const pgSandboxes = p.pgTable(
     runningSince: ms.pg("running_since"),
     pausedAt: ms.pg("paused_at"),
     lifetimeDueAt: ms.pg("lifetime_due_at"),
+    portAccess: p.jsonb("port_access").$type<SandboxPortAccess>().notNull().default(NO_PORT_ACCESS),
   },
   (t) => [
     p.index("sandboxes_owner_created_idx").on(t.ownerId, t.createdAt, t.id),

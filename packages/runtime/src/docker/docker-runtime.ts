@@ -30,6 +30,7 @@ import { createDockerClient } from "./dockerode";
 import { HostSetup } from "./host-setup";
 import { assertValidSandboxId, containerNameFor, MANAGED_LABEL, SANDBOX_ID_LABEL } from "./labels";
 import {
+  AGENT_SERVER_PORT,
   DEFAULT_DOCKER_OPTIONS,
   DEFAULT_RESOURCES,
   DEFAULT_SANDBOX_IMAGE,
@@ -65,6 +66,7 @@ interface FoundContainer {
  */
 export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements SandboxRuntime {
   readonly kind = "docker" as const;
+  readonly agentServerPort = AGENT_SERVER_PORT;
   readonly isolation = "container" as const;
   private readonly docker: Dockerode;
   private readonly defaults: ContainerDefaults;

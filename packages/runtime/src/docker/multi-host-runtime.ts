@@ -14,7 +14,7 @@ import type { DockerHostConfig } from "./docker-hosts";
 import { describeFirewallRule } from "./host-firewall";
 import { DEFAULT_PROBE, type HostProbeOptions } from "./host-health";
 import { assertValidSandboxId } from "./labels";
-import { DEFAULT_RESOURCES, type DockerRuntimeOptions } from "./options";
+import { AGENT_SERVER_PORT, DEFAULT_RESOURCES, type DockerRuntimeOptions } from "./options";
 import { chooseHost, type HostLoad } from "./placement";
 import { bridgeNameFor, networkNameFor } from "./sandbox-network";
 
@@ -51,6 +51,7 @@ export class MultiHostRuntime
   implements SandboxRuntime
 {
   readonly kind = "docker" as const;
+  readonly agentServerPort = AGENT_SERVER_PORT;
   readonly isolation = "container" as const;
   readonly hosts: readonly DockerHost[];
   private readonly locations = new Map<string, DockerHost>();

@@ -27,6 +27,7 @@ import { SharedViewKeeper } from "./isolation/shared-view";
 import { describeExit, type ExitInfo, withOutput } from "./launch-agent-server";
 import { launchRun, launchState, type RunNetwork } from "./launch-run";
 import type { NetnsLink } from "./network/detect-netns";
+import { INSIDE_AGENT_PORT } from "./network/sandbox-network";
 import { SandboxNetworks } from "./network/sandbox-networks";
 import {
   type ProcessRuntimeOptions,
@@ -103,6 +104,7 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
   readonly network: NetworkIsolation;
   /** How sandboxes with a network of their own reach out (null: they share the host's). */
   readonly networkLink: NetnsLink | null;
+  readonly agentServerPort?: number;
   private readonly settings: ProcessRuntimeSettings;
   private readonly logger: RuntimeLogger;
   private readonly records = new Map<string, SandboxRecord>();
@@ -118,6 +120,8 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
     this.isolation = this.settings.bwrap ? "namespaces" : "none";
     this.network = this.settings.netns ? "own" : "shared";
     this.networkLink = this.settings.netnsLink;
+    // In a namespace of its own it listens on a fixed port; sharing the host's, on one it picked.
+    if (this.network === "own") this.agentServerPort = INSIDE_AGENT_PORT;
     this.logger = options.logger ?? silentLogger;
     const { seccomp } = this.settings;
     if (seccomp) this.isolationDetail = describeSeccomp(seccomp);

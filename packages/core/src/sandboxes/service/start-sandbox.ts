@@ -9,6 +9,7 @@ import { resolveSpec } from "../../sandbox-specs/resolve-spec";
 import { newId } from "../../shared/ids";
 import type { StartSandboxInput } from "../contracts";
 import { initialLifetime, type LifetimePolicy, resolveLifetime } from "../lifetime/policy";
+import { portAccessOf } from "../ports/contracts";
 import { claimWarmSandbox } from "../warm-pool/claim";
 import { evictWarmSandboxAtLimit } from "../warm-pool/evict";
 import { refillWarmPoolSoon } from "../warm-pool/pool-state";
@@ -79,7 +80,7 @@ export async function createSandbox(
   deps: CoreDeps,
   ownerId: string,
   spec: SandboxSpecRow,
-  input: Pick<StartSandboxInput, "labels" | "env"> & {
+  input: Pick<StartSandboxInput, "labels" | "env" | "ports" | "auto_resume"> & {
     network: SandboxEgressPolicy;
     lifetime?: LifetimePolicy;
   },
@@ -101,6 +102,7 @@ export async function createSandbox(
       labels: input.labels ?? {},
       env: input.env ?? {},
       network: input.network,
+      portAccess: portAccessOf(input),
       lastActivityAt: null,
       createdAt: now,
       updatedAt: now,

@@ -1,9 +1,10 @@
-import type { SandboxRow, SandboxSpecRow } from "@sandbox-server/db";
+import type { SandboxPortAccess, SandboxRow, SandboxSpecRow } from "@sandbox-server/db";
 import type { SandboxEgressPolicy } from "@sandbox-server/egress";
 import { errorMessage } from "@sandbox-server/runtime/error-message";
 import type { CoreDeps } from "../../deps";
 import type { StartSandboxInput } from "../contracts";
 import { lifetimeDueAt as dueAt, initialLifetime, type LifetimePolicy } from "../lifetime/policy";
+import { portAccessOf } from "../ports/contracts";
 import { sameEgressPolicy } from "../service/egress-policy";
 import type { SandboxLink } from "../service/sandbox-link";
 import { updateSandbox } from "../service/status";
@@ -44,7 +45,7 @@ export async function claimWarmSandbox(
         deps,
         member.id,
         ownerId,
-        input.labels ?? {},
+        { labels: input.labels ?? {}, portAccess: portAccessOf(input) },
         input.network,
         lifetime,
         link,
@@ -70,7 +71,7 @@ async function handOver(
   deps: CoreDeps,
   id: string,
   ownerId: string,
-  labels: Record<string, string>,
+  { labels, portAccess }: { labels: Record<string, string>; portAccess: SandboxPortAccess },
   network: SandboxEgressPolicy,
   lifetime: LifetimePolicy,
   link: SandboxLink | undefined,
@@ -110,6 +111,7 @@ async function handOver(
         sessionApiKey,
         labels,
         network,
+        portAccess,
         createdAt: now,
         updatedAt: now,
         ...claimedLifetime(lifetime, now),

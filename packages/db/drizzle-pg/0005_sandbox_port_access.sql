@@ -1,0 +1,1 @@
+ALTER TABLE "sandboxes" ADD COLUMN "port_access" jsonb DEFAULT '{"declared":[],"autoResume":false}'::jsonb NOT NULL;

@@ -1,0 +1,1 @@
+ALTER TABLE `sandboxes` ADD `port_access` text DEFAULT '{"declared":[],"autoResume":false}' NOT NULL;
