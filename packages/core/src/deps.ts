@@ -12,6 +12,7 @@ import type { AgentServerClient } from "./agent-client";
 import type { Logger } from "./logger";
 import type { CoreMetrics } from "./metrics";
 import type { SandboxLocks } from "./replicas/sandbox-locks";
+import type { SandboxActivity } from "./sandboxes/activity";
 import type { ForwardGate } from "./sandboxes/forward-gate";
 import type { RememberedReads } from "./shared/remembered-reads";
 
@@ -149,8 +150,8 @@ export interface CoreDeps {
   events: EventEmitter<CoreEventMap>;
   /** Orders send-message forwards with pause/delete per sandbox (memory only, see ForwardGate). */
   forwards: ForwardGate;
-  /** Last time a message went to each sandbox (memory only: the hot path writes no rows). */
-  activity: Map<string, number>;
+  /** Last activity of each sandbox: a message forwarded, an event of its agent (memory only). */
+  activity: SandboxActivity;
   /** Recently verified API keys (by hash) → their user, so a request costs no key lookup. */
   apiKeyCache: RememberedReads<User>;
   /** Where counters and observations go (the server's Prometheus registry); absent: nowhere. */

@@ -192,6 +192,11 @@ export class ContainerEgress {
     return true;
   }
 
+  /** Whether this runtime knows the container process whose namespace holds the sandbox's table. */
+  enforces(sandboxId: string): boolean {
+    return this.applied.has(sandboxId);
+  }
+
   /** Reports the destinations the container's table refused since the last read (one `nft` call). */
   async reportRefused(sandboxId: string): Promise<void> {
     const where = this.applied.get(sandboxId);

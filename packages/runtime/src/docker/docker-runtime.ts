@@ -294,6 +294,8 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
         );
         throw new Error(`cannot pause sandbox ${sandboxId}: it is not running (${detail})`);
       }
+      // What its table refused while it ran, before it goes quiet.
+      await this.egress?.reportRefused(sandboxId);
       // 409 "already paused" means a concurrent pause won: the outcome is the same.
       await found.container.pause().catch(ignoreStatus(409));
       this.logger.info({ sandboxId }, "sandbox paused");
@@ -371,11 +373,13 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
 
   /**
    * Reports (through `onEgressDenied`) the connections to addresses the sandbox's table refused
-   * since the last read; read on demand (here, on a policy change and on delete), never by a
-   * timer. Names refused by the resolver are reported at once.
+   * since the last read; read on demand (here, on pause, a policy change and delete), never by a
+   * timer of the runtime's. Names refused by the resolver are reported at once. A container whose
+   * table this runtime applied is read without asking the daemon.
    */
   async reportEgressDenials(sandboxId: string): Promise<void> {
     if (this.egress === null) return;
+    if (this.egress.enforces(sandboxId)) return this.egress.reportRefused(sandboxId);
     const found = await this.findContainer(sandboxId);
     if (found === null) return;
     await this.keepEnforced(sandboxId, found.info);
