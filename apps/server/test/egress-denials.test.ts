@@ -105,7 +105,7 @@ describe("refused connections to addresses", () => {
       data: {
         sandbox_id: refused,
         destination: `${lan.address}:8080`,
-        rule: `deny_out ${lan.address}/32`,
+        rule: `deny_out ${lan.address}`,
         denied: 1,
       },
     });

@@ -32,7 +32,9 @@ export function launchState(settings: ProcessRuntimeSettings, record: SandboxRec
     logOffset: 0,
     startedAt: new Date().toISOString(),
     egress: record.egress,
-    network: record.netns ? { namespace: record.netns, resolverPort: record.resolverPort } : null,
+    network: record.netns
+      ? { namespace: record.netns, resolverPort: record.resolverPort, proxyPort: record.proxyPort }
+      : null,
   };
 }
 
@@ -45,6 +47,8 @@ export interface RunNetwork {
   ruleset: string;
   /** The host port of the sandbox's resolver, or null for none. */
   resolverPort: number | null;
+  /** The host port of the sandbox's egress proxy, or null for none. */
+  proxyPort: number | null;
   forwards: LoopbackForward[];
 }
 
@@ -82,6 +86,7 @@ export async function launchRun(
   const { sandboxId, paths } = record;
   record.netns = network?.namespace ?? null;
   record.resolverPort = network?.resolverPort ?? null;
+  record.proxyPort = network?.proxyPort ?? null;
   const state = launchState(settings, record);
   let detail: string;
   try {
@@ -97,7 +102,15 @@ export async function launchRun(
     // Independent of each other (the directories, the plan's files, the cgroup, the namespace).
     const [cgroup, plan] = await Promise.all([
       preparedCgroup,
-      planLaunch({ settings, paths, command: record.command, secrets, view, ownNetwork: !!netns }),
+      planLaunch({
+        settings,
+        paths,
+        command: record.command,
+        secrets,
+        view,
+        ownNetwork: !!netns,
+        proxied: !!netns && network?.proxyPort != null,
+      }),
       createSandboxDirs(paths),
       network && netns
         ? (preparedNetns ?? Promise.resolve(false)).then(async (made) => {

@@ -188,6 +188,7 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
       egress: options.egress ?? DEFAULT_SANDBOX_EGRESS,
       netns: null,
       resolverPort: null,
+      proxyPort: null,
       secrets,
       run: null,
       exitDetail: null,

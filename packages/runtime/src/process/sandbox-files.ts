@@ -79,11 +79,11 @@ export interface SandboxState {
   /** The sandbox's egress policy (absent: the default), enforced where its network is its own. */
   egress?: SandboxEgressPolicy;
   /**
-   * The sandbox's own network namespace (by `ip netns` name) and the host port of its resolver;
-   * absent or null when it shares the host's network. `port` is then the host's end of pasta's
+   * The sandbox's own network namespace (by `ip netns` name) and the host ports of its resolver
+   * and its egress proxy; absent or null when it shares the host's network. `port` is then the host's end of pasta's
    * forward to the agent server.
    */
-  network?: { namespace: string; resolverPort: number | null } | null;
+  network?: { namespace: string; resolverPort: number | null; proxyPort?: number | null } | null;
 }
 
 export interface SandboxSecrets {

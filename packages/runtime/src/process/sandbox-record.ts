@@ -31,6 +31,8 @@ export interface SandboxRecord {
   netns: string | null;
   /** The host port of its resolver, for the current run. */
   resolverPort: number | null;
+  /** The host port of its egress proxy, for the current run (null: none). */
+  proxyPort: number | null;
   /** Loaded from disk only when an adopted sandbox has to be restarted. */
   secrets: SandboxSecrets | null;
   run: AgentServerRun | null;
@@ -71,6 +73,7 @@ export async function adoptSandbox(
     egress: state.egress ?? DEFAULT_SANDBOX_EGRESS,
     netns: state.network?.namespace ?? null,
     resolverPort: state.network?.resolverPort ?? null,
+    proxyPort: state.network?.proxyPort ?? null,
     secrets: null,
     run: null,
     exitDetail: "its agent server had not been launched",

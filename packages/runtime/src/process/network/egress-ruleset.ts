@@ -12,6 +12,12 @@ export const EGRESS_TABLE = "sandbox_egress";
 /** Port the sandbox's resolver answers on, on the namespace's 127.0.0.1 (resolv.conf has no port). */
 export const RESOLVER_PORT = 53;
 
+/**
+ * Port of the control plane's egress proxy where a sandbox reaches it: its namespace's loopback
+ * (pasta forwards it to the sandbox's listener on the host), or a container's bridge gateway.
+ */
+export const PROXY_PORT = 3128;
+
 /** How long an address learnt from a lookup stays in a name rule's set. */
 export const RESOLVED_TIMEOUT_S = 3600;
 

@@ -9,7 +9,8 @@ import type { RuntimeLogger } from "../../types";
 import type { RunNetwork } from "../launch-run";
 import type { SandboxRecord } from "../sandbox-record";
 import { detectNetns, type UsableNetns } from "./detect-netns";
-import { compileEgressRuleset, loopbackForwardsOf } from "./egress-ruleset";
+import { EgressProxy } from "./egress-proxy";
+import { compileEgressRuleset, loopbackForwardsOf, PROXY_PORT } from "./egress-ruleset";
 import { NetnsPool } from "./netns-pool";
 import { DenialReporter, readRefused } from "./refused-destinations";
 import {
@@ -44,6 +45,7 @@ export class SandboxNetworks {
   private readonly logger: RuntimeLogger;
   private readonly denials: DenialReporter;
   private readonly resolver: SandboxResolver | null;
+  private readonly proxy: EgressProxy | null;
   private readonly pool: NetnsPool | null;
 
   constructor(options: SandboxNetworksOptions) {
@@ -67,6 +69,20 @@ export class SandboxNetworks {
           options.resolveName ?? undefined,
         )
       : null;
+    // An operator exception on the proxy's port keeps that port (pasta cannot forward it twice).
+    const proxied = !loopbackForwardsOf(this.operator).some((f) => f.port === PROXY_PORT);
+    this.proxy =
+      options.tools && proxied
+        ? new EgressProxy(
+            (sandboxId) => {
+              const record = options.recordOf(sandboxId);
+              return record?.netns ? { policy: record.egress, operator: this.operator } : null;
+            },
+            (denial) => this.denials.report(denial),
+            this.logger,
+            options.resolveName ?? undefined,
+          )
+        : null;
     this.pool = options.tools ? new NetnsPool(options.tools, options.rootDir, this.logger) : null;
     this.pool?.fill();
   }
@@ -111,6 +127,7 @@ export class SandboxNetworks {
       namespace: record.netns ?? netnsNameFor(record.paths.dir),
       ruleset: this.rulesetOf(record.egress),
       resolverPort: await this.resolver.open(record.sandboxId),
+      proxyPort: await this.openProxy(record.sandboxId),
       forwards: loopbackForwardsOf(this.operator),
     };
   }
@@ -145,8 +162,18 @@ export class SandboxNetworks {
     }
   }
 
-  /** An adopted sandbox's pasta still forwards to its resolver's port: listen there again. */
+  /** An adopted sandbox's pasta still forwards to its resolver's and proxy's ports: listen there again. */
   adopt(record: SandboxRecord): void {
+    if (this.proxy && record.netns !== null && record.proxyPort !== null) {
+      this.proxy
+        .open(record.sandboxId, record.proxyPort)
+        .catch((error: unknown) =>
+          this.logger.warn(
+            { sandboxId: record.sandboxId, port: record.proxyPort, reason: errorMessage(error) },
+            "sandbox egress proxy not reopened: its proxy clients fail until it is relaunched",
+          ),
+        );
+    }
     if (this.resolver === null || record.netns === null || record.resolverPort === null) return;
     this.resolver
       .open(record.sandboxId, record.resolverPort)
@@ -165,6 +192,7 @@ export class SandboxNetworks {
    */
   async remove(sandboxId: string, record: SandboxRecord | null, dir: string): Promise<void> {
     this.resolver?.close(sandboxId);
+    this.proxy?.close(sandboxId);
     this.denials.forget(sandboxId);
     const name = record?.netns ?? netnsNameFor(dir);
     const tools = this.tools ?? (existsSync(netnsPathOf(name)) ? usableNetns() : null);
@@ -177,7 +205,20 @@ export class SandboxNetworks {
   /** Sandboxes keep running; their names resolve again once a successor adopts them. */
   async close(): Promise<void> {
     this.resolver?.closeAll();
+    this.proxy?.closeAll();
     await this.pool?.close();
+  }
+
+  /** The sandbox's proxy listener; null (no proxy variables) where it has none or cannot listen. */
+  private async openProxy(sandboxId: string): Promise<number | null> {
+    if (this.proxy === null) return null;
+    return this.proxy.open(sandboxId).catch((error: unknown) => {
+      this.logger.warn(
+        { sandboxId, reason: errorMessage(error) },
+        "sandbox egress proxy not opened",
+      );
+      return null;
+    });
   }
 
   private rulesetReplaced(sandboxId: string): void {
