@@ -20,6 +20,7 @@ import { buildContainerConfig, type ContainerDefaults } from "./container-config
 import {
   ContainerEgress,
   containerNetworkOf,
+  containerProxyEnv,
   detectContainerEgress,
   EGRESS_LABEL,
 } from "./container-egress";
@@ -560,14 +561,27 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
   }
 }
 
-/** With egress enforced, Docker's embedded DNS forwards the container's lookups to the resolver. */
+/**
+ * With egress enforced, Docker's embedded DNS forwards the container's lookups to the resolver,
+ * and the proxy variables name the egress proxy on the gateway (unless the spec or the request
+ * set them: the table decides either way).
+ */
 function withResolver(
   config: Dockerode.ContainerCreateOptions,
   network: SandboxNetwork,
   egress: ContainerEgress | null,
 ): Dockerode.ContainerCreateOptions {
   if (egress === null || network.gateway === null) return config;
-  return { ...config, HostConfig: { ...config.HostConfig, Dns: [network.gateway] } };
+  const env = config.Env ?? [];
+  const given = new Set(env.map((entry) => entry.split("=")[0]));
+  const proxy = Object.entries(containerProxyEnv(network.gateway))
+    .filter(([name]) => !given.has(name))
+    .map(([name, value]) => `${name}=${value}`);
+  return {
+    ...config,
+    Env: [...env, ...proxy],
+    HostConfig: { ...config.HostConfig, Dns: [network.gateway] },
+  };
 }
 
 function missing(sandboxId: string): RuntimeSandbox {

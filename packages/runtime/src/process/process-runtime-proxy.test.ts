@@ -6,7 +6,7 @@ import { detectNetns } from "./network/detect-netns";
 import type { ProcessRuntime } from "./process-runtime";
 import type { ProcessRuntimeOptions } from "./process-runtime-options";
 import { LanHost } from "./test/lan-host";
-import { probeFromHost } from "./test/probe";
+import { PROXY_CLIENT_SCRIPT, probeFromHost } from "./test/probe";
 import { RuntimeFixture, runBash, type StartedSandbox, startReadySandbox } from "./test/support";
 
 /**
@@ -51,8 +51,7 @@ async function sh(sandbox: StartedSandbox, command: string): Promise<string> {
 
 /** A CONNECT through the proxy the variables name, by node: `<status> <body>`. */
 function nodeConnect(target: string): string {
-  const program = `const p=new URL(process.env.HTTPS_PROXY);require("http").request({host:p.hostname,port:p.port,method:"CONNECT",path:"${target}"}).on("connect",(r,s,h)=>{let b=h.toString();s.on("data",(d)=>{b+=d});s.on("end",()=>console.log(r.statusCode,b.trim()));if(r.statusCode===200){console.log(200);process.exit(0)}}).on("error",(e)=>console.log(e.code)).end()`;
-  return `node -e '${program}'`;
+  return `node -e '${PROXY_CLIENT_SCRIPT}' proxy connect ${target}`;
 }
 
 describe.runIf(mustRun)("ProcessRuntime: the egress proxy", { timeout: 90_000 }, () => {

@@ -50,6 +50,8 @@ export interface EgressRulesetInput {
    * container's bridge gateway): DNS to this address, and no other, is let through.
    */
   resolverAddress?: string;
+  /** Where the control plane's egress proxy listens when it is not on the namespace's loopback (TCP PROXY_PORT). */
+  proxyAddress?: string;
 }
 
 /** The operator entries that are a host-loopback address with a port (the others cannot be forwarded). */
@@ -125,6 +127,11 @@ export function compileEgressRuleset(input: EgressRulesetInput): string {
     ...(input.resolverAddress
       ? [
           `    ${familyOf(input.resolverAddress) === 4 ? "ip" : "ip6"} daddr ${input.resolverAddress} meta l4proto { tcp, udp } th dport ${RESOLVER_PORT} accept`,
+        ]
+      : []),
+    ...(input.proxyAddress
+      ? [
+          `    ${familyOf(input.proxyAddress) === 4 ? "ip" : "ip6"} daddr ${input.proxyAddress} tcp dport ${PROXY_PORT} accept`,
         ]
       : []),
     `    meta l4proto { tcp, udp } th dport ${RESOLVER_PORT} jump refuse`,
