@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { createHash, randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { createServer as createHttpServer, type Server } from "node:http";
 import { createServer, type Server as NetServer } from "node:net";
 import path from "node:path";
@@ -365,6 +365,34 @@ describe.runIf(mustRun)("ProcessRuntime: a network of its own", { timeout: 90_00
     expect(existsSync(netnsPathOf(name))).toBe(false);
     await runtime.close();
     expect(await pooled()).toEqual([]);
+  });
+
+  it("removes an earlier runtime's unused pool namespaces at start, never a sandbox's", async () => {
+    const root = await fixture.createRootDir();
+    const prefix = `ssn-p${createHash("sha256").update(root).digest("hex").slice(0, 10)}-`;
+    const first = fixture.createRuntime(root, { sandboxing: "bwrap", networking: "own" });
+    const pooled = async () =>
+      (await readdir("/run/netns")).filter((name) => name.startsWith(prefix));
+    await vi.waitFor(async () => expect(await pooled()).toHaveLength(2), { timeout: 20_000 });
+    const sandbox = await startSandbox(first, root);
+    const own = await namespaceOf(sandbox.dir);
+    expect(own.startsWith(prefix)).toBe(true);
+    // A control plane killed before its close leaves its pool's namespaces (made here by hand).
+    const left = [`${prefix}0badf00d`, `${prefix}0badf00e`];
+    for (const name of left) await exec("ip", ["netns", "add", name]);
+    const successor = fixture.createRuntime(root, { sandboxing: "bwrap", networking: "own" });
+    await vi.waitFor(
+      () => expect(left.filter((name) => existsSync(netnsPathOf(name)))).toEqual([]),
+      {
+        timeout: 20_000,
+      },
+    );
+    // The namespace the sandbox took from the pool is its own: it stays, and so does the sandbox.
+    expect(existsSync(netnsPathOf(own))).toBe(true);
+    expect((await successor.inspect(sandbox.id)).state).toBe("running");
+    await successor.delete(sandbox.id);
+    await first.close();
+    await successor.close();
   });
 
   it("leaves no namespace, pasta or ruleset behind when deleted", async () => {

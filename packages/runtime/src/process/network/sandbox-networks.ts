@@ -12,6 +12,7 @@ import { detectNetns, type UsableNetns } from "./detect-netns";
 import { EgressProxy } from "./egress-proxy";
 import { compileEgressRuleset, loopbackForwardsOf, PROXY_PORT } from "./egress-ruleset";
 import { NetnsPool } from "./netns-pool";
+import { removePoolLeftovers } from "./pool-leftovers";
 import { DenialReporter, readRefused } from "./refused-destinations";
 import {
   applyRuleset,
@@ -84,7 +85,13 @@ export class SandboxNetworks {
           )
         : null;
     this.pool = options.tools ? new NetnsPool(options.tools, options.rootDir, this.logger) : null;
-    this.pool?.fill();
+    // What an earlier control plane killed before its close left in its pool goes first.
+    if (options.tools && this.pool) {
+      const pool = this.pool;
+      void removePoolLeftovers(options.tools, options.rootDir, this.logger).finally(() =>
+        pool.fill(),
+      );
+    }
   }
 
   onDenied(listener: (denial: EgressDenial) => void): void {
