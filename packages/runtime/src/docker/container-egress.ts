@@ -131,7 +131,7 @@ export class ContainerEgress {
       },
       (denial) => this.denials.report(denial),
       logger,
-      resolveName,
+      (sandboxId, name) => this.resolver.lookup(sandboxId, name),
     );
     this.dns = new GatewayListener(
       (gateway) => this.openResolver(gateway),

@@ -12,7 +12,6 @@ import { errorMessage } from "../../error-message";
 import type { RuntimeLogger } from "../../types";
 import { decideProxyTarget, type ProxyContext } from "./proxy-decision";
 import { destinationOf } from "./refused-destinations";
-import { lookupAddresses } from "./sandbox-resolver";
 
 /** Connections a sandbox may have through the proxy at once; more are answered 503. */
 const TUNNELS_PER_SANDBOX = 256;
@@ -53,7 +52,8 @@ export class EgressProxy {
     private readonly contextOf: (sandboxId: string) => ProxyContext | null,
     private readonly onDenied: (denial: EgressDenial) => void,
     private readonly logger: RuntimeLogger,
-    private readonly resolveName: (name: string) => Promise<string[] | null> = lookupAddresses,
+    /** The sandbox's resolver's lookups (its limits apply). */
+    private readonly lookup: (sandboxId: string, name: string) => Promise<string[] | null>,
   ) {}
 
   /** The sandbox's listener on the host's 127.0.0.1 (kept from an earlier run); `port` re-binds an adopted one's. */
@@ -187,7 +187,9 @@ export class EgressProxy {
     }
     let decision: Awaited<ReturnType<typeof decideProxyTarget>>;
     try {
-      decision = await decideProxyTarget(host, port, context, this.resolveName);
+      decision = await decideProxyTarget(host, port, context, (name) =>
+        this.lookup(sandboxId, name),
+      );
     } catch (error) {
       this.logger.warn(
         { sandboxId, destination, reason: errorMessage(error) },

@@ -72,8 +72,9 @@ export class SandboxNetworks {
       : null;
     // An operator exception on the proxy's port keeps that port (pasta cannot forward it twice).
     const proxied = !loopbackForwardsOf(this.operator).some((f) => f.port === PROXY_PORT);
+    const resolver = this.resolver;
     this.proxy =
-      options.tools && proxied
+      resolver && proxied
         ? new EgressProxy(
             (sandboxId) => {
               const record = options.recordOf(sandboxId);
@@ -81,7 +82,7 @@ export class SandboxNetworks {
             },
             (denial) => this.denials.report(denial),
             this.logger,
-            options.resolveName ?? undefined,
+            (sandboxId, name) => resolver.lookup(sandboxId, name),
           )
         : null;
     this.pool = options.tools ? new NetnsPool(options.tools, options.rootDir, this.logger) : null;
