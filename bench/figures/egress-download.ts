@@ -3,6 +3,7 @@ import { promisify } from "node:util";
 import { LanHost } from "../../packages/runtime/src/process/test/lan-host";
 import { type Json, removeDataDir, startControlPlane } from "../lib/control-plane";
 import type { BenchContext, FigureResult } from "../lib/figure";
+import { CLK_TCK, cpuTicks } from "../lib/proc";
 import { waitForStatus } from "../lib/sandboxes";
 
 const exec = promisify(execFile);
@@ -11,8 +12,13 @@ const MIB = 100;
 const ROUNDS = 5;
 const TARGET_RATIO = 0.8;
 
-/** curl's own measure of a download: seconds from start to the last byte, printed alone. */
-const curlCommand = (url: string) => `curl -sS -o /dev/null -w '%{time_total}' '${url}'`;
+/**
+ * curl's own measure of a download: seconds from start to the last byte, printed alone. Without
+ * the proxy variables (`--noproxy '*'`) it goes through the enforcer; with them (a sandbox has
+ * them), through the control plane's egress proxy.
+ */
+const curlCommand = (url: string, proxied = false) =>
+  `curl -sS ${proxied ? "" : "--noproxy '*' "}-o /dev/null -w '%{time_total}' '${url}'`;
 
 /**
  * A sandbox's download through its egress enforcer (own network namespace, pasta, the nftables
@@ -39,17 +45,26 @@ export async function egressDownload(ctx: BenchContext): Promise<FigureResult> {
       );
     }
     const insideS: number[] = [];
+    const proxiedS: number[] = [];
+    /** The control plane's CPU during each proxied download (it carries the bytes). */
+    const proxyTicks: number[] = [];
     const hostS: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       hostS.push(Number((await exec("/bin/sh", ["-c", curlCommand(url)])).stdout));
       insideS.push(await runInSandbox(sandbox, curlCommand(url)));
+      const before = cpuTicks(cp.pid);
+      proxiedS.push(await runInSandbox(sandbox, curlCommand(url, true)));
+      proxyTicks.push(cpuTicks(cp.pid) - before);
     }
     const rate = (seconds: number[]) => MIB / median(seconds);
     const inside = rate(insideS);
+    const proxied = rate(proxiedS);
     const host = rate(hostS);
     const ratio = inside / host;
+    const proxiedRatio = proxied / host;
+    const proxyCpuS = median(proxyTicks) / CLK_TCK;
     ctx.log(
-      `egress download: sandbox ${inside.toFixed(0)} MiB/s, host ${host.toFixed(0)} MiB/s (${ratio.toFixed(2)}×)`,
+      `egress download: sandbox ${inside.toFixed(0)} MiB/s, through the proxy ${proxied.toFixed(0)} MiB/s, host ${host.toFixed(0)} MiB/s (${ratio.toFixed(2)}×, ${proxiedRatio.toFixed(2)}×)`,
     );
     await cp.api("DELETE", `/api/v1/sandboxes/${sandbox.id}`);
     return {
@@ -58,10 +73,14 @@ export async function egressDownload(ctx: BenchContext): Promise<FigureResult> {
         mib: MIB,
         rounds: ROUNDS,
         sandbox_seconds: insideS,
+        proxied_seconds: proxiedS,
         host_seconds: hostS,
         sandbox_mib_s: Math.round(inside),
+        proxied_mib_s: Math.round(proxied),
         host_mib_s: Math.round(host),
         ratio: Math.round(ratio * 100) / 100,
+        proxied_ratio: Math.round(proxiedRatio * 100) / 100,
+        proxied_control_plane_cpu_s: proxyCpuS,
       },
       rows: [
         {
@@ -72,11 +91,18 @@ export async function egressDownload(ctx: BenchContext): Promise<FigureResult> {
           target: `≥ ${TARGET_RATIO}×`,
           met: ratio >= TARGET_RATIO,
         },
+        {
+          figure: "Egress download (proxy)",
+          runtime: "process",
+          measure: `the same through the control plane's egress proxy (curl with the sandbox's proxy variables) / host process, median of ${ROUNDS}`,
+          value: `${proxied.toFixed(0)} / ${host.toFixed(0)} MiB/s = ${proxiedRatio.toFixed(2)}×; control plane ${proxyCpuS.toFixed(2)} s CPU per ${MIB} MiB`,
+        },
       ],
       notes: [
         `**Egress download**: ${MIB} MiB over HTTP from a network namespace of the bench's own on ` +
           "198.18.x, which `SANDBOX_EGRESS_ALLOW` opens; curl inside a process sandbox (own " +
-          "namespace, pasta, the nftables enforcer) and curl on the host, in turns.",
+          "namespace, pasta, the nftables enforcer; `--noproxy`), the same through the control " +
+          "plane's egress proxy, and curl on the host, in turns.",
       ],
     };
   } finally {

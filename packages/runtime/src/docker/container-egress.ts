@@ -127,7 +127,8 @@ export class ContainerEgress {
     this.proxy = new EgressProxy(
       (sandboxId) => {
         const policy = this.applied.has(sandboxId) ? this.policies.get(sandboxId) : undefined;
-        return policy ? { policy, operator: this.operator } : null;
+        // Nothing forwards the host's loopback into a container: the proxy serves none of it.
+        return policy ? { policy, operator: this.operator, loopbackForwards: [] } : null;
       },
       (denial) => this.denials.report(denial),
       logger,

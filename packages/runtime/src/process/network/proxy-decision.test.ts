@@ -1,5 +1,6 @@
 import { parseEgressEntry, type SandboxEgressPolicy } from "@sandbox-server/egress";
 import { describe, expect, it } from "vitest";
+import { loopbackForwardsOf } from "./egress-ruleset";
 import { decideProxyTarget, type ProxyContext } from "./proxy-decision";
 
 const names: Record<string, string[]> = {
@@ -13,6 +14,7 @@ function context(policy: Partial<SandboxEgressPolicy>, operator: string[] = []):
   return {
     policy: { allowInternet: true, allowOut: [], denyOut: [], ...policy },
     operator: { allow: operator.map(parseEgressEntry) },
+    loopbackForwards: loopbackForwardsOf({ allow: operator.map(parseEgressEntry) }),
   };
 }
 
@@ -99,6 +101,12 @@ describe("decideProxyTarget", () => {
     expect(await decideProxyTarget("localhost", 11434, forwarded, resolve)).toMatchObject({
       allowed: false,
       rule: "loopback name",
+    });
+    // Where nothing forwards the host's loopback (a container), the exception is not served.
+    const container = { ...forwarded, loopbackForwards: [] };
+    expect(await decideProxyTarget("127.0.0.1", 11434, container, resolve)).toMatchObject({
+      allowed: false,
+      rule: "non-public range (loopback)",
     });
   });
 });

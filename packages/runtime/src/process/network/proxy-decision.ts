@@ -7,13 +7,18 @@ import {
   type OperatorEgressPolicy,
   type SandboxEgressPolicy,
 } from "@sandbox-server/egress";
-import { loopbackForwardsOf } from "./egress-ruleset";
+import type { LoopbackForward } from "./egress-ruleset";
 import { decideName } from "./sandbox-resolver";
 
 /** What the proxy needs of a sandbox at the time of a request. */
 export interface ProxyContext {
   policy: SandboxEgressPolicy;
   operator: OperatorEgressPolicy;
+  /**
+   * The host-loopback ports the sandbox reaches without the proxy (pasta's forwards of operator
+   * exceptions; none for a container): the only host-loopback destinations the proxy serves.
+   */
+  loopbackForwards: LoopbackForward[];
 }
 
 export type ProxyDecision =
@@ -26,8 +31,8 @@ export type ProxyDecision =
  * judges it (`decideName`), then each address it resolves to as a connection to that name; an
  * address literal by the address rules alone. The proxy connects from the host's network, not
  * the sandbox's, so the host's own addresses are refused outright — loopback except the
- * operator's forwarded loopback ports (which the sandbox reaches through pasta anyway), and every
- * address of the host's interfaces (the control plane, the resolver, the proxy itself).
+ * operator's loopback ports the sandbox reaches anyway (`loopbackForwards`), and every address of
+ * the host's interfaces (the control plane, the resolver, the proxy itself).
  */
 export async function decideProxyTarget(
   host: string,
@@ -69,7 +74,7 @@ function decideAddress(
   const kind = classifyAddress(address);
   if (kind === "loopback" || kind === "unspecified") {
     // Only what pasta forwards, and only as the ruleset lets it (`oif "lo"` rules).
-    const forwarded = loopbackForwardsOf(operator).some(
+    const forwarded = context.loopbackForwards.some(
       (forward) => normalizeAddress(forward.address) === address && forward.port === port,
     );
     if (!forwarded) return refused(`private range (${kind})`);

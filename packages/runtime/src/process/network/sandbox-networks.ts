@@ -78,7 +78,13 @@ export class SandboxNetworks {
         ? new EgressProxy(
             (sandboxId) => {
               const record = options.recordOf(sandboxId);
-              return record?.netns ? { policy: record.egress, operator: this.operator } : null;
+              if (!record?.netns) return null;
+              const { operator } = this;
+              return {
+                policy: record.egress,
+                operator,
+                loopbackForwards: loopbackForwardsOf(operator),
+              };
             },
             (denial) => this.denials.report(denial),
             this.logger,
