@@ -1,5 +1,5 @@
+import { LanHost } from "@sandbox-server/runtime/test/lan-host";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LanHost } from "../../../packages/runtime/src/process/test/lan-host";
 import { readEvents, waitForExecution } from "./agent";
 import { startTestServer, type TestServer } from "./harness";
 import { type Receiver, startReceiver, waitUntil } from "./receiver";
