@@ -314,6 +314,16 @@ describe.runIf(mustRun)("ProcessRuntime: a network of its own", { timeout: 90_00
     await operatorAllowed.setEgressPolicy(b.id, lanPolicy({}));
   });
 
+  it("reports what it refused when paused, unasked", async () => {
+    expect(await probe(a, "tcp", lan.address, "8081")).toMatch(REFUSED);
+    const ofPort = () =>
+      denials.filter((d) => d.sandboxId === a.id && d.destination === `${lan.address}:8081`);
+    expect(ofPort()).toEqual([]);
+    await isolated.pause(a.id);
+    expect(ofPort()).toEqual([expect.objectContaining({ rule: "non-public range (reserved)" })]);
+    await isolated.resume(a.id);
+  });
+
   it("keeps its network over pause and resume", async () => {
     await operatorAllowed.pause(b.id);
     expect((await operatorAllowed.inspect(b.id)).state).toBe("paused");

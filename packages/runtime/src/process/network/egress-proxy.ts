@@ -159,6 +159,9 @@ export class EgressProxy {
       path: `${url.pathname}${url.search}`,
       headers: withoutHopHeaders(req.headers),
       setHost: false,
+      // A connection of its own: a kept-alive one shared between sandboxes could carry one's
+      // bytes into another's response.
+      agent: false,
     });
     upstream.once("response", (reply) => {
       res.writeHead(reply.statusCode ?? 502, reply.headers);
