@@ -2,7 +2,7 @@ import { randomInt } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { firstLine, run } from "../isolation/detect-bwrap";
 import type { UsableNetns } from "./detect-netns";
-import { EGRESS_TABLE, type LoopbackForward, RESOLVER_PORT } from "./egress-ruleset";
+import { EGRESS_TABLE, type LoopbackForward, PROXY_PORT, RESOLVER_PORT } from "./egress-ruleset";
 import { runWithInput } from "./sandbox-network";
 
 /**
@@ -14,6 +14,8 @@ import { runWithInput } from "./sandbox-network";
  * hand out one address twice; the pair goes with the namespace.
  */
 export const VETH_PREFIX = "ssnv";
+/** The pairs' addresses: 198.19.0.0/16, as a prefix of their dotted form. */
+export const VETH_RANGE_PREFIX = "198.19.";
 const SLOTS = 16_384;
 const CLAIM_ATTEMPTS = 8;
 
@@ -65,9 +67,11 @@ const CLOSED_TABLE = `table inet ${EGRESS_TABLE} {
 `;
 
 /**
- * The namespace's loopback DNS and operator ports, carried to the host's end (after the egress
- * table has judged them on the loopback: priority after filter). Their source is 127.0.0.1,
- * which leaves the namespace only with `route_localnet` on eth0 and is masqueraded to eth0's.
+ * The namespace's loopback DNS, egress proxy (TCP PROXY_PORT) and operator ports, carried to
+ * the host's end (after the egress table has judged them on the loopback: priority after
+ * filter). Their source is 127.0.0.1, which leaves the namespace only with `route_localnet` on
+ * eth0 and is masqueraded to eth0's. An operator exception on PROXY_PORT is carried like the
+ * others (the host sends it on to its loopback; the sandbox then has no proxy).
  */
 export function linkTable(hostAddress: string, forwards: LoopbackForward[]): string {
   const ports = [...new Set(forwards.filter((f) => f.address === "127.0.0.1").map((f) => f.port))];
@@ -78,6 +82,9 @@ export function linkTable(hostAddress: string, forwards: LoopbackForward[]): str
     "  chain output {",
     "    type nat hook output priority filter + 10; policy accept;",
     `    ip daddr 127.0.0.1 udp dport ${RESOLVER_PORT} dnat to ${hostAddress}`,
+    ...(ports.includes(PROXY_PORT)
+      ? []
+      : [`    ip daddr 127.0.0.1 tcp dport ${PROXY_PORT} dnat to ${hostAddress}`]),
     ...(ports.length
       ? [
           `    ip daddr 127.0.0.1 meta l4proto { tcp, udp } th dport { ${ports.join(", ")} } dnat to ${hostAddress}`,
@@ -96,8 +103,9 @@ export function linkTable(hostAddress: string, forwards: LoopbackForward[]): str
 /**
  * The host's table (shared by every control plane on the machine; its rules are the same for
  * all, so any of them may write it again): nothing from a sandbox reaches the host — its
- * services on 0.0.0.0, its other addresses — but replies, DNS to the host's end of its own pair
- * (the resolver) and the operator's loopback ports (DNAT to 127.0.0.1, which the interface's
+ * services on 0.0.0.0, its other addresses — but replies, DNS (UDP 53, the resolver) and TCP
+ * PROXY_PORT (the egress proxy) to the host's end of its own pair, and the operator's loopback
+ * ports (DNAT to 127.0.0.1, which the interface's
  * `route_localnet` lets in); nothing reaches a sandbox but the host and replies; no sandbox
  * reaches another, nor a port another program published by DNAT. Egress is masqueraded.
  */
@@ -119,6 +127,7 @@ export function hostTable(forwards: LoopbackForward[]): string {
     ...chain("input", "type filter hook input priority filter - 10; policy accept;", [
       `${iif} ct state established,related accept`,
       `${iif} udp dport ${RESOLVER_PORT} fib daddr . iif type local accept`,
+      `${iif} tcp dport ${PROXY_PORT} fib daddr . iif type local accept`,
       `${iif} ct status dnat ip daddr 127.0.0.1 meta l4proto . th dport @loopback_ports accept`,
       `${iif} reject with icmpx type admin-prohibited`,
     ]),
