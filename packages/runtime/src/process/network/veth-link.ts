@@ -1,9 +1,10 @@
 import { randomInt } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { firstLine, run } from "../isolation/detect-bwrap";
 import type { UsableNetns } from "./detect-netns";
+import { VETH_PREFIX } from "./detect-veth";
 import { EGRESS_TABLE, type LoopbackForward, PROXY_PORT, RESOLVER_PORT } from "./egress-ruleset";
 import { runWithInput } from "./sandbox-network";
+
+export { VETH_PREFIX };
 
 /**
  * A sandbox namespace's way out through the kernel: a veth pair, the host's end `ssnv<i>` with
@@ -11,10 +12,9 @@ import { runWithInput } from "./sandbox-network";
  * 198.19.0.0/16 is benchmarking space (RFC 2544; the tests' LAN hosts use 198.18.x): refused to
  * sandboxes by their ruleset, used by nothing else here. Index i is claimed by creating the
  * host's end (the kernel refuses a name that exists), so control planes sharing the machine never
- * hand out one address twice; the pair goes with the namespace.
+ * hand out one address twice; the pair goes with the namespace. The range as a prefix of the
+ * pairs' dotted addresses:
  */
-export const VETH_PREFIX = "ssnv";
-/** The pairs' addresses: 198.19.0.0/16, as a prefix of their dotted form. */
 export const VETH_RANGE_PREFIX = "198.19.";
 const SLOTS = 16_384;
 const CLAIM_ATTEMPTS = 8;
@@ -234,43 +234,6 @@ export async function createNetnsWithVeth(
   const address = output.trim();
   if (!/^198\.19\.\d+\.\d+$/.test(address)) throw new Error(`unexpected veth address: ${address}`);
   return address;
-}
-
-let vethSupport: { usable: true } | { usable: false; reason: string } | null = null;
-
-/**
- * Whether the veth data path works here (once per process): forwarding on (Docker turns it on;
- * the runtime does not change it for the whole host), and a trial pair in a trial namespace made
- * and removed.
- */
-export function detectVeth(tools: {
-  ip: string;
-}): { usable: true } | { usable: false; reason: string } {
-  vethSupport ??= probeVeth(tools.ip);
-  return vethSupport;
-}
-
-function probeVeth(ip: string): { usable: true } | { usable: false; reason: string } {
-  let forwarding = "";
-  try {
-    forwarding = readFileSync("/proc/sys/net/ipv4/ip_forward", "utf8").trim();
-  } catch {
-    forwarding = "";
-  }
-  if (forwarding !== "1") {
-    return { usable: false, reason: "IPv4 forwarding is off (net.ipv4.ip_forward)" };
-  }
-  const name = `ssn-vprobe-${process.pid}`;
-  const trial = run("/bin/sh", [
-    "-c",
-    `"$0" netns add "$1" && "$0" link add "$2" type veth peer name eth0 netns "$1"; status=$?; "$0" link del "$2" 2>/dev/null; "$0" netns del "$1"; exit $status`,
-    ip,
-    name,
-    `${VETH_PREFIX}p${process.pid % 100_000}`,
-  ]);
-  if (!trial.ok)
-    return { usable: false, reason: `a veth pair cannot be made: ${firstLine(trial)}` };
-  return { usable: true };
 }
 
 function runScript(
