@@ -1,8 +1,9 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { detectNetns, poolPrefixOf } from "@sandbox-server/runtime";
 import { afterAll, describe, expect, it } from "vitest";
 
 // The built control plane (turbo builds it before tests), started as `npm start` starts it.
@@ -201,4 +202,52 @@ describe("stopping", () => {
       expect({ code, signal }).toEqual({ code: 0, signal: null });
     }
   });
+});
+
+describe("the warm network namespace pool", () => {
+  // Process sandboxes with a network of their own (root, pasta, nftables): in CI they are there.
+  const ownNetwork = detectNetns().usable || process.env.CI === "true";
+
+  /** The pool's namespaces for the sandboxes of `dataDir`. */
+  function pooled(dataDir: string): string[] {
+    const prefix = `${poolPrefixOf(path.resolve(dataDir, "sandboxes"))}-`;
+    return readdirSync("/run/netns").filter((name) => name.startsWith(prefix));
+  }
+
+  function start(env: NodeJS.ProcessEnv) {
+    const child = spawn(process.execPath, [bundle], { env });
+    const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+      child.once("exit", (code, signal) => resolve([code, signal])),
+    );
+    return { child, exited };
+  }
+
+  it.runIf(ownNetwork)(
+    "is removed by a SIGTERM shutdown, and what a killed server left by the next start",
+    async () => {
+      const env = baseEnv({ SANDBOX_RUNTIME: "process" });
+      const dataDir = env.DATA_DIR ?? "";
+      const first = start(env);
+      await expect.poll(() => pooled(dataDir).length, { timeout: 30_000 }).toBe(2);
+      first.child.kill("SIGTERM");
+      expect(await first.exited).toEqual([0, null]);
+      expect(pooled(dataDir)).toEqual([]);
+
+      // Killed: nothing runs its close, its pool stays...
+      const killed = start(env);
+      await expect.poll(() => pooled(dataDir).length, { timeout: 30_000 }).toBe(2);
+      const left = pooled(dataDir);
+      killed.child.kill("SIGKILL");
+      await killed.exited;
+      expect(pooled(dataDir)).toEqual(left);
+      // ...until the next start, whose own pool replaces it.
+      const next = start(env);
+      await expect
+        .poll(() => pooled(dataDir).filter((name) => left.includes(name)), { timeout: 30_000 })
+        .toEqual([]);
+      next.child.kill("SIGTERM");
+      expect(await next.exited).toEqual([0, null]);
+      expect(pooled(dataDir)).toEqual([]);
+    },
+  );
 });

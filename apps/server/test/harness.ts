@@ -111,6 +111,7 @@ export async function createRuntime(
       image: process.env.SANDBOX_TEST_IMAGE ?? DEFAULT_SANDBOX_IMAGE,
       // Its own instance per test server: concurrent servers on one daemon never touch each other.
       instance: `test-${path.basename(dataDir)}`,
+      egress: { operator: operatorEgress },
     });
   }
   return new ProcessRuntime({

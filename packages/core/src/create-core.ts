@@ -15,6 +15,7 @@ import { DutyLease } from "./replicas/duty-lease";
 import { newReplicaId } from "./replicas/replica-id";
 import { SandboxLocks } from "./replicas/sandbox-locks";
 import { builtinSpecs } from "./sandbox-specs/builtin";
+import { SandboxActivity } from "./sandboxes/activity";
 import { defaultMaxRunningSandboxes } from "./sandboxes/default-limit";
 import { watchEgressDenials } from "./sandboxes/egress-denials";
 import { ForwardGate } from "./sandboxes/forward-gate";
@@ -145,7 +146,7 @@ export function createCore(options: CreateCoreOptions): Core {
     ...(store.notices ? { notices: store.notices } : {}),
     events: createEvents(),
     forwards: new ForwardGate(),
-    activity: new Map(),
+    activity: new SandboxActivity(),
     portUrls: options.portUrls ?? { key: randomBytes(32), baseDomain: null, localPort: 0 },
     apiKeyCache: createApiKeyCache(now),
     transaction: (work) => options.store.transaction(work),
@@ -162,7 +163,7 @@ export function createCore(options: CreateCoreOptions): Core {
   );
   const webhookWorker = new DeliveryWorker(deps);
   let unwatchLifecycle: (() => void) | null = null;
-  let unwatchDenials: (() => void) | null = null;
+  let unwatchDenials: (() => Promise<void>) | null = null;
   let stopKeyNotices: (() => Promise<void>) | null = null;
   // The background duties: exactly one replica runs them (the duties lease holder).
   let leading = false;
@@ -226,7 +227,7 @@ export function createCore(options: CreateCoreOptions): Core {
       if (lease) await lease.stop();
       else await duties.stop();
       unwatchLifecycle?.();
-      unwatchDenials?.();
+      await unwatchDenials?.();
       await stopKeyNotices?.();
       await deps.agents.close();
     },

@@ -12,6 +12,7 @@ import type { AgentServerClient } from "./agent-client";
 import type { Logger } from "./logger";
 import type { CoreMetrics } from "./metrics";
 import type { SandboxLocks } from "./replicas/sandbox-locks";
+import type { SandboxActivity } from "./sandboxes/activity";
 import type { ForwardGate } from "./sandboxes/forward-gate";
 import type { PortUrlSigner } from "./sandboxes/ports/port-urls";
 import type { RememberedReads } from "./shared/remembered-reads";
@@ -151,10 +152,10 @@ export interface CoreDeps {
   /** Orders send-message forwards with pause/delete per sandbox (memory only, see ForwardGate). */
   forwards: ForwardGate;
   /**
-   * Last time a message went to each sandbox or a port URL was opened (memory only: the hot path
-   * writes no rows).
+   * Last activity of each sandbox: a message forwarded, an event of its agent, a port URL opened
+   * (memory only: the hot path writes no rows).
    */
-  activity: Map<string, number>;
+  activity: SandboxActivity;
   /** Signs port URLs (`GET /sandboxes/{id}/ports/{port}`, `exposed_urls`) and checks their tokens. */
   portUrls: PortUrlSigner;
   /** Recently verified API keys (by hash) → their user, so a request costs no key lookup. */

@@ -9,6 +9,8 @@ export {
   type UsableBwrap,
 } from "./process/isolation/detect-bwrap";
 export { type CgroupSupport, detectCgroups } from "./process/isolation/detect-cgroups";
+export { detectNetns } from "./process/network/detect-netns";
+export { poolPrefixOf } from "./process/network/netns-pool";
 export * from "./process/process-runtime";
 export { findSandboxProcesses } from "./process/sandbox-processes";
 export type * from "./types";

@@ -140,6 +140,13 @@ export interface SandboxRuntime {
    * runtime), for the `/metrics` counters and `sandbox.egress_denied` events.
    */
   onEgressDenied?(listener: (denial: EgressDenial) => void): void;
+  /**
+   * Optional: reports (through `onEgressDenied`) the connections to addresses the sandbox's
+   * enforcer refused since the last read. Those are counted where they happen and read only when
+   * asked (one read per call), so the control plane asks while a sandbox is active; refused names
+   * are reported at once without it. Resolves also when the sandbox is gone.
+   */
+  reportEgressDenials?(sandboxId: string): Promise<void>;
   /** Stops and removes everything of the sandbox. Succeeds if it is already gone. */
   delete(sandboxId: string): Promise<void>;
   /** Every sandbox this runtime manages (by its labels), for reconciliation. */

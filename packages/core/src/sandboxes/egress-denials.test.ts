@@ -118,7 +118,7 @@ describe("watchEgressDenials", () => {
       await alice.caller.sandboxes.delete({ id: sandbox.id });
       expect(forgotten).toContain(sandbox.id);
     } finally {
-      stop();
+      await stop();
     }
   });
 });

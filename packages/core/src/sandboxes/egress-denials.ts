@@ -3,6 +3,7 @@ import type { EgressDenial } from "@sandbox-server/egress";
 import type { CoreDeps } from "../deps";
 import { iso } from "../shared/time";
 import { queueSandboxEvent } from "../webhooks/lifecycle";
+import { EGRESS_PULL_INTERVAL_MS, EgressDenialPuller } from "./egress-denial-pull";
 
 /** At most one `sandbox.egress_denied` per sandbox and destination in this window. */
 export const EGRESS_EVENT_WINDOW_MS = 60_000;
@@ -77,16 +78,25 @@ export class EgressDenialThrottle {
 
 /**
  * Counts the runtime's egress denials per sandbox (`/metrics`) and turns them into
- * `sandbox.egress_denied` events for the owner's webhooks (throttled). A no-op for a runtime
- * that reports none. Returns the function that stops watching.
+ * `sandbox.egress_denied` events for the owner's webhooks (throttled). Refused names arrive as
+ * they happen; refused connections to addresses are read from the runtime for the sandboxes
+ * with activity (`EgressDenialPuller`). A no-op for a runtime that reports none. Returns the
+ * function that stops watching.
  */
-export function watchEgressDenials(deps: CoreDeps): () => void {
+export function watchEgressDenials(
+  deps: CoreDeps,
+  pullIntervalMs = EGRESS_PULL_INTERVAL_MS,
+): () => Promise<void> {
   const { runtime } = deps;
-  if (!runtime.onEgressDenied) return () => undefined;
+  if (!runtime.onEgressDenied) return async () => undefined;
   const throttle = new EgressDenialThrottle(deps.now);
+  const read = runtime.reportEgressDenials?.bind(runtime);
+  const puller = read ? new EgressDenialPuller(read, deps.log, pullIntervalMs) : null;
+  const unwatchActivity = puller ? deps.activity.onActive((id) => puller.active(id)) : null;
   let watching = true;
   const onDeleted = (sandbox: SandboxRow) => {
     throttle.forget(sandbox.id);
+    puller?.forget(sandbox.id);
     deps.metrics?.sandboxDeleted(sandbox.id);
   };
   deps.events.on("sandbox.deleted", onDeleted);
@@ -97,7 +107,9 @@ export function watchEgressDenials(deps: CoreDeps): () => void {
     const data = throttle.record(denial);
     if (data) void reportDenial(deps, data);
   });
-  return () => {
+  return async () => {
+    unwatchActivity?.();
+    await puller?.stop();
     watching = false;
     deps.events.off("sandbox.deleted", onDeleted);
   };

@@ -305,7 +305,8 @@ describe("webhooks.deliveries", () => {
       alice.caller.webhooks.create({ url: `${main.conversation_url}` }),
       ["url"],
     );
-    expect(agentServer.message).toContain("agent server");
+    // On a veth pair its address is benchmarking space (198.19.x), refused as reserved first.
+    expect(agentServer.message).toMatch(/agent server|reserved address/);
     const scoped = await alice.caller.webhooks.create({
       url: `${receiver.url}/scoped`,
       conversation_id: main.id,

@@ -1,4 +1,5 @@
 import { createSocket, type Socket } from "node:dgram";
+import type { Server } from "node:http";
 import {
   DEFAULT_SANDBOX_EGRESS,
   type EgressDenial,
@@ -9,9 +10,11 @@ import type Dockerode from "dockerode";
 import { errorMessage } from "../error-message";
 import { findOnPath } from "../process/isolation/detect-bwrap";
 import type { UsableNetns } from "../process/network/detect-netns";
+import { EgressProxy, proxyEnvOf } from "../process/network/egress-proxy";
 import {
   compileEgressRuleset,
   EGRESS_TABLE,
+  PROXY_PORT,
   RESOLVER_PORT,
 } from "../process/network/egress-ruleset";
 import { DenialReporter, readRefused } from "../process/network/refused-destinations";
@@ -19,6 +22,7 @@ import { applyRuleset, listSet } from "../process/network/sandbox-network";
 import { SandboxResolver } from "../process/network/sandbox-resolver";
 import type { RuntimeLogger } from "../types";
 import type { DockerConnection } from "./docker-connection";
+import { GatewayListener } from "./gateway-listener";
 import { LABEL_PREFIX } from "./labels";
 
 /** The policy a container was created with (JSON); a later change lives in the runtime's memory. */
@@ -52,6 +56,11 @@ export function detectContainerEgress(connection: DockerConnection): ContainerEg
     return { usable: false, reason: "nft (Debian package nftables) is not installed" };
   if (nsenter === null) return { usable: false, reason: "nsenter (util-linux) is not installed" };
   return { usable: true, tools: { usable: true, nft, nsenter, ip: "", pasta: "" } };
+}
+
+/** The proxy variables of a container on a network whose gateway is `gateway`. */
+export function containerProxyEnv(gateway: string): Record<string, string> {
+  return proxyEnvOf(`http://${gateway}:${PROXY_PORT}`);
 }
 
 /** Where a running container's network is, as its inspect says. */
@@ -88,8 +97,10 @@ export class ContainerEgress {
   private readonly byAddress = new Map<string, string>();
   private readonly denials: DenialReporter;
   private readonly resolver: SandboxResolver;
-  private socket: Promise<Socket> | null = null;
-  private socketAddress: string | null = null;
+  private readonly proxy: EgressProxy;
+  private readonly dns: GatewayListener<Socket>;
+  /** Where the proxy variables point: every sandbox of the network (the peer's address names it). */
+  private readonly proxyListener: GatewayListener<Server>;
 
   constructor(
     private readonly tools: UsableNetns,
@@ -112,6 +123,26 @@ export class ContainerEgress {
       (denial) => this.denials.report(denial),
       logger,
       resolveName,
+    );
+    this.proxy = new EgressProxy(
+      (sandboxId) => {
+        const policy = this.applied.has(sandboxId) ? this.policies.get(sandboxId) : undefined;
+        // Nothing forwards the host's loopback into a container: the proxy serves none of it.
+        return policy ? { policy, operator: this.operator, loopbackForwards: [] } : null;
+      },
+      (denial) => this.denials.report(denial),
+      logger,
+      (sandboxId, name) => this.resolver.lookup(sandboxId, name),
+    );
+    this.dns = new GatewayListener(
+      (gateway) => this.openResolver(gateway),
+      logger,
+      "sandbox resolver",
+    );
+    this.proxyListener = new GatewayListener(
+      (gateway) => this.openProxy(gateway),
+      logger,
+      "sandbox egress proxy",
     );
   }
 
@@ -140,6 +171,7 @@ export class ContainerEgress {
       policy,
       operator: this.operator,
       resolverAddress: where.gateway,
+      proxyAddress: where.gateway,
     });
     await applyRuleset(this.tools, netnsOf(where.pid), ruleset);
     this.track(sandboxId, where);
@@ -192,6 +224,11 @@ export class ContainerEgress {
     return true;
   }
 
+  /** Whether this runtime knows the container process whose namespace holds the sandbox's table. */
+  enforces(sandboxId: string): boolean {
+    return this.applied.has(sandboxId);
+  }
+
   /** Reports the destinations the container's table refused since the last read (one `nft` call). */
   async reportRefused(sandboxId: string): Promise<void> {
     const where = this.applied.get(sandboxId);
@@ -219,10 +256,7 @@ export class ContainerEgress {
   }
 
   async close(): Promise<void> {
-    const socket = this.socket;
-    this.socket = null;
-    this.socketAddress = null;
-    if (socket) (await socket.catch(() => null))?.close();
+    await Promise.all([this.dns.close(), this.proxyListener.close()]);
   }
 
   private track(sandboxId: string, where: ContainerNetwork): void {
@@ -241,23 +275,36 @@ export class ContainerEgress {
    */
   private async listenUnlessShared(gateway: string): Promise<void> {
     try {
-      await this.listen(gateway);
+      await this.dns.listen(gateway);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
     }
+    // The proxy tells clients why; the table enforces without it, so a start never fails on it
+    // (the listener logs why it could not open).
+    await this.proxyListener.listen(gateway).catch(() => undefined);
   }
 
-  /** One UDP socket on the gateway's port 53 for every sandbox of the network. */
-  private listen(gateway: string): Promise<Socket> {
-    if (this.socket && this.socketAddress === gateway) return this.socket;
-    const previous = this.socket;
-    if (previous)
-      void previous.then(
-        (socket) => socket.close(),
-        () => undefined,
+  /**
+   * The proxy's server on the gateway's PROXY_PORT. Where it cannot listen, the containers' proxy
+   * clients fail to connect, and the table still decides what the others reach.
+   */
+  private openProxy(gateway: string): Promise<Server> {
+    return new Promise<Server>((resolve, reject) => {
+      const server = this.proxy.serve(
+        (socket) => this.byAddress.get(normalizePeer(socket.remoteAddress)) ?? null,
       );
-    this.socketAddress = gateway;
-    const opening = new Promise<Socket>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(PROXY_PORT, gateway, () => {
+        server.off("error", reject);
+        server.unref();
+        resolve(server);
+      });
+    });
+  }
+
+  /** The resolver's UDP socket on the gateway's port 53. */
+  private openResolver(gateway: string): Promise<Socket> {
+    return new Promise<Socket>((resolve, reject) => {
       const socket = createSocket("udp4");
       socket.once("error", reject);
       socket.bind(RESOLVER_PORT, gateway, () => {
@@ -275,16 +322,12 @@ export class ContainerEgress {
         resolve(socket);
       });
     });
-    this.socket = opening;
-    opening.catch((error: unknown) => {
-      if (this.socket === opening) this.socket = null;
-      this.logger.warn(
-        { gateway, reason: errorMessage(error) },
-        "sandbox resolver could not listen on the sandbox network's gateway",
-      );
-    });
-    return opening;
   }
+}
+
+/** A peer address as the containers' inspect shows it (IPv4, not IPv4-mapped IPv6). */
+function normalizePeer(address: string | undefined): string {
+  return (address ?? "").replace(/^::ffff:/, "");
 }
 
 function netnsOf(pid: number): string {

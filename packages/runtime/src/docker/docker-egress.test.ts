@@ -7,7 +7,7 @@ import type {
 } from "@sandbox-server/egress";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LanHost } from "../process/test/lan-host";
-import { PROBE_SCRIPT, probeFromHost } from "../process/test/probe";
+import { PROBE_SCRIPT, PROXY_CLIENT_SCRIPT, probeFromHost } from "../process/test/probe";
 import { detectContainerEgress } from "./container-egress";
 import { dockerConnectionFromHost } from "./docker-connection";
 import { DockerRuntime } from "./docker-runtime";
@@ -83,6 +83,16 @@ describe.runIf(mustRun)("DockerRuntime: the egress policy", { timeout: 120_000 }
       sandbox.url,
       sandbox.key,
       `node -e '${PROBE_SCRIPT}' probe ${args.join(" ")}`,
+    );
+    return result.stdout.trim();
+  }
+
+  /** A client of the egress proxy inside the sandbox (`get <url>` or `connect <host:port>`). */
+  async function viaProxy(sandbox: Sandbox, ...args: string[]): Promise<string> {
+    const result = await executeBash(
+      sandbox.url,
+      sandbox.key,
+      `node -e '${PROXY_CLIENT_SCRIPT}' proxy ${args.join(" ")}`,
     );
     return result.stdout.trim();
   }
@@ -179,6 +189,34 @@ describe.runIf(mustRun)("DockerRuntime: the egress policy", { timeout: 120_000 }
       }),
     );
     expect(await probe(b, "http", LAN_NAME, "8080")).toBe("reply lan-host");
+    await operator.setEgressPolicy(b.id, policy());
+  });
+
+  it("answers proxy clients: allowed through, refused with 403 and the reason, never the host", async () => {
+    const env = await executeBash(b.url, b.key, "echo $HTTP_PROXY $NO_PROXY");
+    const gateway = /^http:\/\/([\d.]+):3128 localhost,127\.0\.0\.1,::1$/.exec(
+      env.stdout.trim(),
+    )?.[1];
+    expect(gateway, env.stdout).toBeDefined();
+    expect(await viaProxy(b, "get", `http://${LAN_NAME}:8080/`)).toBe("200 lan-host");
+    expect(await viaProxy(b, "connect", `${lan.address}:8080`)).toBe("200");
+    await operator.setEgressPolicy(b.id, policy({ denyOut: [lanCidr()] }));
+    const reason = `refused by rule: deny_out ${lan.address}`;
+    expect(await viaProxy(b, "get", `http://${lan.address}:8080/`)).toBe(
+      `403 ${lan.address}:8080 ${reason}`,
+    );
+    expect(await viaProxy(b, "connect", `${lan.address}:8080`)).toBe(
+      `403 ${lan.address}:8080 ${reason}`,
+    );
+    // A client that ignores the variables meets the table.
+    expect(await probe(b, "tcp", lan.address, "8080")).toMatch(REFUSED);
+    // The proxy connects from the host: the host's own addresses and loopback stay closed.
+    expect(await viaProxy(b, "connect", `${gateway}:3128`)).toBe(
+      `403 ${gateway}:3128 refused by rule: the control plane's host`,
+    );
+    expect(await viaProxy(b, "connect", "127.0.0.1:22")).toBe(
+      "403 127.0.0.1:22 refused by rule: non-public range (loopback)",
+    );
     await operator.setEgressPolicy(b.id, policy());
   });
 

@@ -20,6 +20,7 @@ import { buildContainerConfig, type ContainerDefaults } from "./container-config
 import {
   ContainerEgress,
   containerNetworkOf,
+  containerProxyEnv,
   detectContainerEgress,
   EGRESS_LABEL,
 } from "./container-egress";
@@ -296,6 +297,8 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
         );
         throw new Error(`cannot pause sandbox ${sandboxId}: it is not running (${detail})`);
       }
+      // What its table refused while it ran, before it goes quiet.
+      await this.egress?.reportRefused(sandboxId);
       // 409 "already paused" means a concurrent pause won: the outcome is the same.
       await found.container.pause().catch(ignoreStatus(409));
       this.logger.info({ sandboxId }, "sandbox paused");
@@ -373,11 +376,13 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
 
   /**
    * Reports (through `onEgressDenied`) the connections to addresses the sandbox's table refused
-   * since the last read; read on demand (here, on a policy change and on delete), never by a
-   * timer. Names refused by the resolver are reported at once.
+   * since the last read; read on demand (here, on pause, a policy change and delete), never by a
+   * timer of the runtime's. Names refused by the resolver are reported at once. A container whose
+   * table this runtime applied is read without asking the daemon.
    */
   async reportEgressDenials(sandboxId: string): Promise<void> {
     if (this.egress === null) return;
+    if (this.egress.enforces(sandboxId)) return this.egress.reportRefused(sandboxId);
     const found = await this.findContainer(sandboxId);
     if (found === null) return;
     await this.keepEnforced(sandboxId, found.info);
@@ -558,14 +563,27 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
   }
 }
 
-/** With egress enforced, Docker's embedded DNS forwards the container's lookups to the resolver. */
+/**
+ * With egress enforced, Docker's embedded DNS forwards the container's lookups to the resolver,
+ * and the proxy variables name the egress proxy on the gateway (unless the spec or the request
+ * set them: the table decides either way).
+ */
 function withResolver(
   config: Dockerode.ContainerCreateOptions,
   network: SandboxNetwork,
   egress: ContainerEgress | null,
 ): Dockerode.ContainerCreateOptions {
   if (egress === null || network.gateway === null) return config;
-  return { ...config, HostConfig: { ...config.HostConfig, Dns: [network.gateway] } };
+  const env = config.Env ?? [];
+  const given = new Set(env.map((entry) => entry.split("=")[0]));
+  const proxy = Object.entries(containerProxyEnv(network.gateway))
+    .filter(([name]) => !given.has(name))
+    .map(([name, value]) => `${name}=${value}`);
+  return {
+    ...config,
+    Env: [...env, ...proxy],
+    HostConfig: { ...config.HostConfig, Dns: [network.gateway] },
+  };
 }
 
 function missing(sandboxId: string): RuntimeSandbox {

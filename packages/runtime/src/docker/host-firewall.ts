@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
+import { PROXY_PORT } from "../process/network/egress-ruleset";
 
 /**
  * `auto`: protect the host when this process can (the daemon's bridge is in its network
@@ -18,6 +19,7 @@ export interface FirewallRule {
 
 const COMMENT = "sandbox-server: sandboxes must not reach the host";
 const RESOLVER_COMMENT = "sandbox-server: the sandboxes' resolver";
+const PROXY_COMMENT = "sandbox-server: the sandboxes' egress proxy";
 const REJECT = ["-j", "REJECT", "--reject-with", "icmp-port-unreachable"];
 
 /**
@@ -29,19 +31,19 @@ const REJECT = ["-j", "REJECT", "--reject-with", "icmp-port-unreachable"];
  */
 export function firewallRulesFor(bridge: string, resolver = false): FirewallRule[] {
   const comment = ["-m", "comment", "--comment", COMMENT];
-  // Last, so it is inserted above the INPUT rule: the control plane's resolver for the sandboxes
-  // on the bridge's gateway (their egress rulesets let DNS go there and nowhere else). Not tied
-  // to the gateway's address, which changes when the network is made again.
+  // Last, so they are inserted above the INPUT rule: the control plane's resolver and egress
+  // proxy for the sandboxes on the bridge's gateway (their egress rulesets let DNS and the proxy's
+  // port go there and nowhere else on the host). Not tied to the gateway's address, which changes
+  // when the network is made again.
+  const accept = (protocol: string, port: number, note: string): FirewallRule => ({
+    chain: "INPUT",
+    optional: false,
+    spec: ["-i", bridge, "-p", protocol, "--dport", String(port)]
+      .concat(["-m", "comment", "--comment", note])
+      .concat(["-j", "ACCEPT"]),
+  });
   const dns: FirewallRule[] = resolver
-    ? [
-        {
-          chain: "INPUT",
-          optional: false,
-          spec: ["-i", bridge, "-p", "udp", "--dport", "53"]
-            .concat(["-m", "comment", "--comment", RESOLVER_COMMENT])
-            .concat(["-j", "ACCEPT"]),
-        },
-      ]
+    ? [accept("udp", 53, RESOLVER_COMMENT), accept("tcp", PROXY_PORT, PROXY_COMMENT)]
     : [];
   return [
     {

@@ -105,10 +105,16 @@ describe.skipIf(dockerMissing)("the sandbox network", () => {
     await runtime.prepare();
     const listed = spawnSync("iptables", ["-w", "5", "-S", "INPUT"]).stdout.toString();
     const ofBridge = listed.split("\n").filter((line) => line.includes(` ${bridge} `));
-    // The refusal, and (with egress enforced here) the sandboxes' DNS to the resolver above it.
+    // The refusal, and (with egress enforced here) the sandboxes' DNS to the resolver and their
+    // proxy clients to the egress proxy above it.
     expect(ofBridge.filter((line) => line.includes("REJECT"))).toHaveLength(1);
-    expect(ofBridge.length).toBe(runtime.network === "own" ? 2 : 1);
-    if (runtime.network === "own") expect(ofBridge[0]).toMatch(/--dport 53 .*-j ACCEPT/);
+    expect(ofBridge.length).toBe(runtime.network === "own" ? 3 : 1);
+    if (runtime.network === "own") {
+      expect(ofBridge.slice(0, 2).sort()).toEqual([
+        expect.stringMatching(/-p tcp .*--dport 3128 .*-j ACCEPT/),
+        expect.stringMatching(/-p udp .*--dport 53 .*-j ACCEPT/),
+      ]);
+    }
 
     await runtime.close();
     expect(await inspectNetwork(networkNameFor(`${testInstance}-firewall`))).toBeNull();

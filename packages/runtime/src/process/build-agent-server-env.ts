@@ -5,6 +5,8 @@ export interface AgentServerEnvOptions {
   dataDir: string;
   workspaceDir: string;
   sessionApiKey: string;
+  /** The proxy variables of a sandbox whose egress has a proxy; spec and request env may override them. */
+  network?: Record<string, string>;
   /** Spec and request env; may override PATH, HOME and LANG, nothing the runtime relies on. */
   extra: Record<string, string>;
   /** Variables the runtime needs to find the processes again (unisolated only). */
@@ -20,6 +22,7 @@ export function buildAgentServerEnv(options: AgentServerEnvOptions): Record<stri
     PATH: options.path,
     HOME: options.home,
     LANG: options.lang,
+    ...options.network,
     ...withoutExtraSessionKeys(options.extra),
     SESSION_API_KEY: options.sessionApiKey,
     DATA_DIR: options.dataDir,

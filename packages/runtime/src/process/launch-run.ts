@@ -43,6 +43,7 @@ export function launchState(settings: ProcessRuntimeSettings, record: SandboxRec
           namespace: record.netns,
           resolverPort: record.resolverPort,
           address: record.netnsAddress,
+          proxyPort: record.proxyPort,
         }
       : null,
   };
@@ -66,6 +67,11 @@ export interface RunNetwork {
   ruleset: string;
   /** The host port of the sandbox's resolver, or null for none. */
   resolverPort: number | null;
+  /**
+   * The port of the sandbox's egress proxy, or null for none: on the host's 127.0.0.1 (pasta
+   * forwards the namespace's PROXY_PORT to it), or PROXY_PORT on the host's end of the veth pair.
+   */
+  proxyPort: number | null;
   forwards: LoopbackForward[];
 }
 
@@ -106,6 +112,7 @@ export async function launchRun(
   record.netns = network?.namespace ?? null;
   record.resolverPort = network?.resolverPort ?? null;
   record.netnsAddress = network?.address ?? null;
+  record.proxyPort = network?.proxyPort ?? null;
   const state = launchState(settings, record);
   let detail: string;
   try {
@@ -129,6 +136,7 @@ export async function launchRun(
         view,
         ownNetwork: !!netns,
         listenAddress: network?.address ?? null,
+        proxied: !!netns && network?.proxyPort != null,
       }),
       createSandboxDirs(paths),
       network && netns && network.link === "pasta"

@@ -2,6 +2,8 @@ import { buildAgentServerEnv } from "./build-agent-server-env";
 import { buildBwrapArgs, SECCOMP_FD } from "./isolation/build-bwrap-args";
 import { INSIDE } from "./isolation/sandbox-layout";
 import type { SharedViewKeeper } from "./isolation/shared-view";
+import { proxyEnvOf } from "./network/egress-proxy";
+import { PROXY_PORT } from "./network/egress-ruleset";
 import { INSIDE_AGENT_PORT } from "./network/sandbox-network";
 import type { ProcessRuntimeSettings } from "./process-runtime-options";
 import type { SandboxPaths, SandboxSecrets } from "./sandbox-files";
@@ -34,6 +36,8 @@ export interface PlanInput {
   ownNetwork: boolean;
   /** Where it listens in its namespace when the host reaches it there (its veth address). */
   listenAddress?: string | null;
+  /** Its loopback's PROXY_PORT leads to the control plane's egress proxy: say so in the proxy variables. */
+  proxied?: boolean;
 }
 
 /**
@@ -54,6 +58,7 @@ export async function planLaunch(input: PlanInput): Promise<LaunchPlan> {
     lang: settings.lang,
     sessionApiKey: secrets.sessionApiKey,
     extra: secrets.env,
+    ...(input.proxied ? { network: proxyEnvOf(`http://127.0.0.1:${PROXY_PORT}`) } : {}),
   };
   if (settings.bwrap === null) {
     const argv = [...(input.command ?? [settings.nodePath, settings.agentServerEntry]), ...listen];

@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { createHash, randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { createServer as createHttpServer, type Server } from "node:http";
 import { createServer, type Server as NetServer } from "node:net";
 import path from "node:path";
@@ -259,6 +259,17 @@ function networkSuite(link: NetnsLink): void {
             expect(await probeFromHost("tcp", other.hostname, other.port)).toBe("open");
             expect(await probe(c, "tcp", other.hostname, other.port)).toMatch(REFUSED);
             expect(await probe(c, "tcp", hostAddressOf(other.hostname), port)).toMatch(REFUSED);
+            // Its own egress proxy, on its own pair's end, yes; another sandbox's, no.
+            expect(await probe(c, "tcp", gateway, "3128")).toBe("open");
+            expect(await probeFromHost("tcp", hostAddressOf(other.hostname), "3128")).toBe("open");
+            expect(await probe(c, "tcp", hostAddressOf(other.hostname), "3128")).toMatch(REFUSED);
+            // Nor does its proxy, which connects from the host, carry it to another sandbox.
+            const proxied = await runBash(
+              c.url,
+              c.key,
+              `curl -s --max-time 10 -o /dev/null -w '%{http_code}' ${a.url}/`,
+            );
+            expect(proxied.stdout.trim()).toBe("403");
           } finally {
             everywhere.close();
             await open.delete(c.id);
@@ -370,6 +381,18 @@ function networkSuite(link: NetnsLink): void {
         await operatorAllowed.setEgressPolicy(b.id, lanPolicy({}));
       });
 
+      it("reports what it refused when paused, unasked", async () => {
+        expect(await probe(a, "tcp", lan.address, "8081")).toMatch(REFUSED);
+        const ofPort = () =>
+          denials.filter((d) => d.sandboxId === a.id && d.destination === `${lan.address}:8081`);
+        expect(ofPort()).toEqual([]);
+        await isolated.pause(a.id);
+        expect(ofPort()).toEqual([
+          expect.objectContaining({ rule: "non-public range (reserved)" }),
+        ]);
+        await isolated.resume(a.id);
+      });
+
       it("keeps its network over pause and resume", async () => {
         await operatorAllowed.pause(b.id);
         expect((await operatorAllowed.inspect(b.id)).state).toBe("paused");
@@ -441,6 +464,33 @@ function networkSuite(link: NetnsLink): void {
         expect(existsSync(netnsPathOf(name))).toBe(false);
         await runtime.close();
         expect(await pooled()).toEqual([]);
+      });
+
+      it("removes an earlier runtime's unused pool namespaces at start, never a sandbox's", async () => {
+        const root = await fixture.createRootDir();
+        const prefix = `ssn-p${createHash("sha256").update(root).digest("hex").slice(0, 10)}-`;
+        const options = { sandboxing: "bwrap", networking: "own", networkLink: link } as const;
+        const first = fixture.createRuntime(root, options);
+        const pooled = async () =>
+          (await readdir("/run/netns")).filter((name) => name.startsWith(prefix));
+        await vi.waitFor(async () => expect(await pooled()).toHaveLength(2), { timeout: 20_000 });
+        const sandbox = await startSandbox(first, root);
+        const own = await namespaceOf(sandbox.dir);
+        expect(own.startsWith(prefix)).toBe(true);
+        // A control plane killed before its close leaves its pool's namespaces (made here by hand).
+        const left = [`${prefix}0badf00d`, `${prefix}0badf00e`];
+        for (const name of left) await exec("ip", ["netns", "add", name]);
+        const successor = fixture.createRuntime(root, options);
+        await vi.waitFor(
+          () => expect(left.filter((name) => existsSync(netnsPathOf(name)))).toEqual([]),
+          { timeout: 20_000 },
+        );
+        // The namespace the sandbox took from the pool is its own: it stays, and so does the sandbox.
+        expect(existsSync(netnsPathOf(own))).toBe(true);
+        expect((await successor.inspect(sandbox.id)).state).toBe("running");
+        await successor.delete(sandbox.id);
+        await first.close();
+        await successor.close();
       });
 
       it("leaves no namespace, pasta, veth pair or ruleset behind when deleted", async () => {

@@ -108,6 +108,11 @@ describe.each([
     const env = await readEnviron(await agentServerHostPid(paths.dir));
     // Unisolated: the marker that finds its processes; under bubblewrap: PWD, set by --chdir.
     const byMode = runtime.isolation === "none" ? ["SANDBOX_DIR"] : ["PWD"];
+    // In a network of its own: the proxy variables naming the control plane's egress proxy.
+    const proxy =
+      runtime.network === "own"
+        ? ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "NO_PROXY", "no_proxy"]
+        : [];
     expect(Object.keys(env).sort()).toEqual(
       [
         "DATA_DIR",
@@ -116,6 +121,7 @@ describe.each([
         "LANG",
         "PATH",
         ...byMode,
+        ...proxy,
         "SESSION_API_KEY",
         "WORKSPACE_DIR",
       ].sort(),

@@ -203,6 +203,7 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
       netns: null,
       resolverPort: null,
       netnsAddress: null,
+      proxyPort: null,
       secrets,
       run: null,
       exitDetail: null,
@@ -277,6 +278,8 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
       if (liveness === "exited" || record.run === null) {
         throw new Error(`cannot pause sandbox ${sandboxId}: ${record.exitDetail}`);
       }
+      // What its enforcer refused while it ran, before it goes quiet.
+      await this.networks.reportRefused(record);
       if (liveness === "alive") {
         // Every process, not only the launched one: report `paused` once Linux says all are.
         const frozen = await freezeSandbox(record.paths.dir, FREEZE_TIMEOUT_MS);
@@ -355,8 +358,9 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
   /**
    * Reports (through `onEgressDenied`) the connections to raw addresses the sandbox's ruleset
    * refused since the last read: the ruleset counts them per destination, and they are read on
-   * demand — here, and by a policy change and delete — never by a timer, so idle
-   * sandboxes cost the control plane nothing. Names refused by the resolver are reported at once.
+   * demand — here (the control plane asks while the sandbox is active), and by pause, a policy
+   * change and delete — never by a timer of the runtime's, so idle sandboxes cost nothing. Names
+   * refused by the resolver are reported at once.
    */
   async reportEgressDenials(sandboxId: string): Promise<void> {
     const record = await this.findRecord(sandboxId);

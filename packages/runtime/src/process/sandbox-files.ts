@@ -79,12 +79,18 @@ export interface SandboxState {
   /** The sandbox's egress policy (absent: the default), enforced where its network is its own. */
   egress?: SandboxEgressPolicy;
   /**
-   * The sandbox's own network namespace (by `ip netns` name), the host port of its resolver, and
-   * its address on its veth pair; absent or null when it shares the host's network. With an
-   * address the host reaches the agent server at `address:port`, without one (pasta) `port` is
-   * the host's end of pasta's forward.
+   * The sandbox's own network namespace (by `ip netns` name), the host port of its resolver, its
+   * address on its veth pair, and the port of its egress proxy (on the host's 127.0.0.1 with
+   * pasta, on the host's end of the pair with veth); absent or null when it shares the host's
+   * network. With an address the host reaches the agent server at `address:port`, without one
+   * (pasta) `port` is the host's end of pasta's forward.
    */
-  network?: { namespace: string; resolverPort: number | null; address?: string | null } | null;
+  network?: {
+    namespace: string;
+    resolverPort: number | null;
+    address?: string | null;
+    proxyPort?: number | null;
+  } | null;
 }
 
 export interface SandboxSecrets {

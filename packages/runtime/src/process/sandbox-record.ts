@@ -35,6 +35,11 @@ export interface SandboxRecord {
   resolverPort: number | null;
   /** Its namespace's address on its veth pair; null without one (pasta, or the host's network). */
   netnsAddress: string | null;
+  /**
+   * Its egress proxy's port for the current run (null: none): on the host's 127.0.0.1 with
+   * pasta, on the host's end of its veth pair (PROXY_PORT) with veth.
+   */
+  proxyPort: number | null;
   /** Loaded from disk only when an adopted sandbox has to be restarted. */
   secrets: SandboxSecrets | null;
   run: AgentServerRun | null;
@@ -76,6 +81,7 @@ export async function adoptSandbox(
     netns: state.network?.namespace ?? null,
     resolverPort: state.network?.resolverPort ?? null,
     netnsAddress: state.network?.address ?? null,
+    proxyPort: state.network?.proxyPort ?? null,
     secrets: null,
     run: null,
     exitDetail: "its agent server had not been launched",

@@ -1,5 +1,5 @@
 import { findOnPath, firstLine, run } from "../isolation/detect-bwrap";
-import { detectVeth } from "./veth-link";
+import { detectVeth } from "./detect-veth";
 
 /** The tools a network namespace per sandbox needs, found and proven to work here. */
 export interface UsableNetns {

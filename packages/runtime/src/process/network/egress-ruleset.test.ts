@@ -134,4 +134,16 @@ describe("compileEgressRuleset", () => {
     expect(resolver).toBeGreaterThan(rules.indexOf("ip daddr @metadata4 jump refuse"));
     expect(resolver).toBe(rules.indexOf("meta l4proto { tcp, udp } th dport 53 jump refuse") - 1);
   });
+
+  it("lets TCP to the egress proxy's address and port through, above the non-public ranges", () => {
+    const rules = rulesOf(
+      compileEgressRuleset({ policy: open, operator: none, proxyAddress: "172.28.0.1" }),
+    );
+    const proxy = rules.indexOf("ip daddr 172.28.0.1 tcp dport 3128 accept");
+    expect(proxy).toBeGreaterThan(rules.indexOf("ip daddr @metadata4 jump refuse"));
+    expect(proxy).toBeLessThan(rules.indexOf("ip daddr @nonpublic4 jump refuse"));
+    // Without it, no rule names the port.
+    const plain = compileEgressRuleset({ policy: open, operator: none });
+    expect(plain).not.toContain("3128");
+  });
 });

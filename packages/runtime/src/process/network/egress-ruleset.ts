@@ -12,6 +12,12 @@ export const EGRESS_TABLE = "sandbox_egress";
 /** Port the sandbox's resolver answers on, on the namespace's 127.0.0.1 (resolv.conf has no port). */
 export const RESOLVER_PORT = 53;
 
+/**
+ * Port of the control plane's egress proxy where a sandbox reaches it: its namespace's loopback
+ * (pasta forwards it to the sandbox's listener on the host), or a container's bridge gateway.
+ */
+export const PROXY_PORT = 3128;
+
 /** How long an address learnt from a lookup stays in a name rule's set. */
 export const RESOLVED_TIMEOUT_S = 3600;
 
@@ -44,6 +50,8 @@ export interface EgressRulesetInput {
    * container's bridge gateway): DNS to this address, and no other, is let through.
    */
   resolverAddress?: string;
+  /** Where the control plane's egress proxy listens when it is not on the namespace's loopback (TCP PROXY_PORT). */
+  proxyAddress?: string;
 }
 
 /** The operator entries that are a host-loopback address with a port (the others cannot be forwarded). */
@@ -122,6 +130,11 @@ export function compileEgressRuleset(input: EgressRulesetInput): string {
     ...(input.resolverAddress
       ? [
           `    ${familyOf(input.resolverAddress) === 4 ? "ip" : "ip6"} daddr ${input.resolverAddress} meta l4proto { tcp, udp } th dport ${RESOLVER_PORT} accept`,
+        ]
+      : []),
+    ...(input.proxyAddress
+      ? [
+          `    ${familyOf(input.proxyAddress) === 4 ? "ip" : "ip6"} daddr ${input.proxyAddress} tcp dport ${PROXY_PORT} accept`,
         ]
       : []),
     `    meta l4proto { tcp, udp } th dport ${RESOLVER_PORT} jump refuse`,

@@ -21,12 +21,18 @@ const POOL_SIZE = 2;
  */
 const REFILL_DELAY_MS = 500;
 
+/** The start of the names of the pool's namespaces for sandboxes under `rootDir`. */
+export function poolPrefixOf(rootDir: string): string {
+  return `ssn-p${createHash("sha256").update(rootDir).digest("hex").slice(0, 10)}`;
+}
+
 /**
  * Network namespaces made ahead of need (loopback up; no way out, or a veth pair behind a table
  * that lets nothing out: nothing runs in them), so that a sandbox's create does not wait for `ip netns add`. Refilled one at a time,
  * shortly after a take. Named `ssn-p<hash of the root directory>-<random>`; the
- * name a sandbox gets is recorded in its `sandbox.json`. `close` removes the ones not handed out
- * (a control plane killed first leaves at most POOL_SIZE empty namespaces behind).
+ * name a sandbox gets is recorded in its `sandbox.json`. `close` removes the ones not handed out;
+ * those of a control plane killed first are removed by its successor's start
+ * (`removePoolLeftovers`).
  */
 export class NetnsPool {
   private readonly ready: PooledNetns[] = [];
@@ -43,7 +49,7 @@ export class NetnsPool {
     /** Before each round of making (the host's rules for veth pairs, mended if need be). */
     private readonly beforeFill: () => Promise<void> = async () => undefined,
   ) {
-    this.prefix = `ssn-p${createHash("sha256").update(rootDir).digest("hex").slice(0, 10)}`;
+    this.prefix = poolPrefixOf(rootDir);
   }
 
   /** A ready namespace, or null (the caller makes one); a refill follows. */

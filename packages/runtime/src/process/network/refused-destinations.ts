@@ -2,6 +2,7 @@ import {
   addressInCidr,
   classifyAddress,
   type EgressDenial,
+  formatEgressTarget,
   type SandboxEgressPolicy,
 } from "@sandbox-server/egress";
 import type { UsableNetns } from "./detect-netns";
@@ -47,7 +48,8 @@ export function refusingRule(address: string, policy: SandboxEgressPolicy): stri
   const kind = classifyAddress(address);
   if (kind === "metadata") return "metadata";
   const denied = policy.denyOut.find((t) => t.kind === "cidr" && addressInCidr(address, t.cidr));
-  if (denied?.kind === "cidr") return `deny_out ${denied.cidr}`;
+  // As the API shows the entry (a single address without /32), as `decideEgress` names it.
+  if (denied) return `deny_out ${formatEgressTarget(denied)}`;
   if (kind !== "public") return `${kind === "private" ? "private" : "non-public"} range (${kind})`;
   return policy.allowInternet ? "deny_out (a host rule)" : "allow_internet false";
 }

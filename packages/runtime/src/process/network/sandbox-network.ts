@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { createServer } from "node:net";
 import type { UsableNetns } from "./detect-netns";
 import type { LoopbackForward } from "./egress-ruleset";
-import { RESOLVER_PORT } from "./egress-ruleset";
+import { PROXY_PORT, RESOLVER_PORT } from "./egress-ruleset";
 
 /** The agent server's port inside its own namespace (the host reaches it through pasta). */
 export const INSIDE_AGENT_PORT = 8000;
@@ -95,6 +95,8 @@ export interface PastaAttach {
   env: Record<string, string>;
   /** The control plane's resolver for this sandbox, a UDP port on the host's 127.0.0.1. */
   resolverPort: number | null;
+  /** The control plane's egress proxy for this sandbox, a TCP port on the host's 127.0.0.1. */
+  proxyPort?: number | null;
   forwards: LoopbackForward[];
 }
 
@@ -103,7 +105,8 @@ export interface PastaAttach {
  * (which pasta performs from the host's network as this user, so the ruleset decides what may go
  * out), `--no-map-gw` so the gateway address is not the host's loopback, and exactly these
  * forwards — the host's 127.0.0.1:<port> to the agent server inside (the only inbound one), the
- * namespace's 127.0.0.1:53 (UDP) to the sandbox's resolver, and each operator exception on the
+ * namespace's 127.0.0.1:53 (UDP) to the sandbox's resolver, its 127.0.0.1:3128 (TCP) to the
+ * sandbox's egress proxy, and each operator exception on the
  * host's loopback from the same address and port inside (TCP and UDP). Nothing else: every
  * forwarding option is given (pasta's own defaults forward automatically). pasta forks into the
  * background once set up; it runs until the sandbox's processes are stopped (it carries the
@@ -163,7 +166,10 @@ export function pastaArgs(attach: PastaAttach, hostPort: number): string[] {
     `127.0.0.1/${hostPort}:${INSIDE_AGENT_PORT}`,
     "-u",
     "none",
-    ...forwardArgs("-T", tcpNs),
+    ...forwardArgs("-T", [
+      ...(attach.proxyPort == null ? [] : [`${PROXY_PORT}:${attach.proxyPort}`]),
+      ...tcpNs,
+    ]),
     ...forwardArgs("-U", udpNs),
   ];
 }

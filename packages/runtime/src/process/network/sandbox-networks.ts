@@ -9,13 +9,16 @@ import type { RuntimeLogger } from "../../types";
 import type { RunNetwork } from "../launch-run";
 import type { SandboxRecord } from "../sandbox-record";
 import { detectNetns, type NetnsLink, type UsableNetns } from "./detect-netns";
+import { EgressProxy } from "./egress-proxy";
 import {
   compileEgressRuleset,
   type LoopbackForward,
   loopbackForwardsOf,
+  PROXY_PORT,
   RESOLVER_PORT,
 } from "./egress-ruleset";
 import { NetnsPool } from "./netns-pool";
+import { removePoolLeftovers } from "./pool-leftovers";
 import { DenialReporter, readRefused } from "./refused-destinations";
 import {
   applyRuleset,
@@ -54,6 +57,7 @@ export class SandboxNetworks {
   private readonly logger: RuntimeLogger;
   private readonly denials: DenialReporter;
   private readonly resolver: SandboxResolver | null;
+  private readonly proxy: EgressProxy | null;
   private readonly pool: NetnsPool | null;
   private readonly link: NetnsLink | null;
   /** The latest writing of the host's rules for veth pairs (at start; the pool mends them). */
@@ -90,6 +94,28 @@ export class SandboxNetworks {
     this.hostRules?.catch((error: unknown) =>
       this.logger.error({ err: error }, "host rules for sandbox veth pairs not set"),
     );
+    // An operator exception on the proxy's port keeps that port (pasta cannot forward it twice,
+    // and with veth the host carries it to the operator's service).
+    const proxied = !forwards.some((f) => f.port === PROXY_PORT);
+    const resolver = this.resolver;
+    this.proxy =
+      resolver && proxied
+        ? new EgressProxy(
+            (sandboxId) => {
+              const record = options.recordOf(sandboxId);
+              if (!record?.netns) return null;
+              const { operator } = this;
+              return {
+                policy: record.egress,
+                operator,
+                loopbackForwards: loopbackForwardsOf(operator),
+              };
+            },
+            (denial) => this.denials.report(denial),
+            this.logger,
+            (sandboxId, name) => resolver.lookup(sandboxId, name),
+          )
+        : null;
     this.pool = tools
       ? new NetnsPool(
           tools,
@@ -99,7 +125,11 @@ export class SandboxNetworks {
           this.link === "veth" ? () => this.mendHostRules(tools, forwards) : undefined,
         )
       : null;
-    this.pool?.fill();
+    // What an earlier control plane killed before its close left in its pool goes first.
+    if (tools && this.pool) {
+      const pool = this.pool;
+      void removePoolLeftovers(tools, options.rootDir, this.logger).finally(() => pool.fill());
+    }
   }
 
   onDenied(listener: (denial: EgressDenial) => void): void {
@@ -147,11 +177,21 @@ export class SandboxNetworks {
     const forwards = loopbackForwardsOf(this.operator);
     if (this.link !== "veth") {
       const resolverPort = await resolver.open(record.sandboxId);
-      return { tools, link: "pasta", namespace, address: null, ruleset, resolverPort, forwards };
+      const proxyPort = await this.openProxy(record.sandboxId);
+      return {
+        tools,
+        link: "pasta",
+        namespace,
+        address: null,
+        ruleset,
+        resolverPort,
+        proxyPort,
+        forwards,
+      };
     }
-    // The agent server listens on the namespace's address and the resolver on the host's end of
-    // its pair: both must be known before the launch. A relaunch finds the pair in place (or
-    // makes it again, after the machine restarted: perhaps at another address).
+    // The agent server listens on the namespace's address, the resolver and the proxy on the
+    // host's end of its pair: all must be known before the launch. A relaunch finds the pair in
+    // place (or makes it again, after the machine restarted: perhaps at another address).
     const prepared = record.preparedNetns;
     record.preparedNetns = null;
     const made = prepared ? await prepared : false;
@@ -159,13 +199,12 @@ export class SandboxNetworks {
       record.netnsAddress = await this.makeVeth(tools, namespace);
     }
     const address = record.netnsAddress;
+    const host = hostAddressOf(address);
     resolver.close(record.sandboxId);
-    const resolverPort = await resolver.open(
-      record.sandboxId,
-      RESOLVER_PORT,
-      hostAddressOf(address),
-    );
-    return { tools, link: "veth", namespace, address, ruleset, resolverPort, forwards };
+    this.proxy?.close(record.sandboxId);
+    const resolverPort = await resolver.open(record.sandboxId, RESOLVER_PORT, host);
+    const proxyPort = await this.openProxy(record.sandboxId, { host, peer: address });
+    return { tools, link: "veth", namespace, address, ruleset, resolverPort, proxyPort, forwards };
   }
 
   /**
@@ -199,12 +238,25 @@ export class SandboxNetworks {
   }
 
   /**
-   * An adopted sandbox's pasta still forwards to its resolver's port, or its namespace still
-   * sends DNS to the host's end of its veth pair: listen there again.
+   * An adopted sandbox's pasta still forwards to its resolver's and proxy's ports, or its
+   * namespace still sends DNS and proxy requests to the host's end of its veth pair: listen
+   * there again.
    */
   adopt(record: SandboxRecord): void {
+    const address = record.netnsAddress;
+    if (this.proxy && record.netns !== null && record.proxyPort !== null) {
+      const opened = address
+        ? this.proxy.open(record.sandboxId, record.proxyPort, hostAddressOf(address), address)
+        : this.proxy.open(record.sandboxId, record.proxyPort);
+      opened.catch((error: unknown) =>
+        this.logger.warn(
+          { sandboxId: record.sandboxId, port: record.proxyPort, reason: errorMessage(error) },
+          "sandbox egress proxy not reopened: its proxy clients fail until it is relaunched",
+        ),
+      );
+    }
     if (this.resolver === null || record.netns === null || record.resolverPort === null) return;
-    const host = record.netnsAddress ? hostAddressOf(record.netnsAddress) : undefined;
+    const host = address ? hostAddressOf(address) : undefined;
     this.resolver
       .open(record.sandboxId, record.resolverPort, host)
       .catch((error: unknown) =>
@@ -223,6 +275,7 @@ export class SandboxNetworks {
    */
   async remove(sandboxId: string, record: SandboxRecord | null, dir: string): Promise<void> {
     this.resolver?.close(sandboxId);
+    this.proxy?.close(sandboxId);
     this.denials.forget(sandboxId);
     const name = record?.netns ?? netnsNameFor(dir);
     const tools = this.tools ?? (existsSync(netnsPathOf(name)) ? usableNetns() : null);
@@ -235,6 +288,7 @@ export class SandboxNetworks {
   /** Sandboxes keep running; their names resolve again once a successor adopts them. */
   async close(): Promise<void> {
     this.resolver?.closeAll();
+    this.proxy?.closeAll();
     await this.pool?.close();
   }
 
@@ -267,6 +321,28 @@ export class SandboxNetworks {
   private async makeVeth(tools: UsableNetns, name: string): Promise<string> {
     await this.hostRules;
     return createNetnsWithVeth(tools, name, loopbackForwardsOf(this.operator));
+  }
+
+  /**
+   * The sandbox's proxy listener (on the host's end of its veth pair, accepting only the
+   * namespace's address, when `at` says so); null (no proxy variables) where it has none or
+   * cannot listen.
+   */
+  private async openProxy(
+    sandboxId: string,
+    at?: { host: string; peer: string },
+  ): Promise<number | null> {
+    if (this.proxy === null) return null;
+    const opened = at
+      ? this.proxy.open(sandboxId, PROXY_PORT, at.host, at.peer)
+      : this.proxy.open(sandboxId);
+    return opened.catch((error: unknown) => {
+      this.logger.warn(
+        { sandboxId, reason: errorMessage(error) },
+        "sandbox egress proxy not opened",
+      );
+      return null;
+    });
   }
 
   private rulesetReplaced(sandboxId: string): void {

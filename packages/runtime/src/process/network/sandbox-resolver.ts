@@ -145,6 +145,16 @@ export class SandboxResolver {
     }
   }
 
+  /**
+   * The name's addresses as the sandbox's queries get them, within the same limits (the egress
+   * proxy's lookups share them); rejects when the sandbox has too many in flight.
+   */
+  async lookup(sandboxId: string, name: string): Promise<string[] | null> {
+    const found = await this.limited(sandboxId, () => this.resolveName(name));
+    if (found === "busy") throw new Error("too many lookups in flight");
+    return found;
+  }
+
   /** Runs `lookup` within the limits, or says `busy`. */
   private async limited<T>(sandboxId: string, lookup: () => Promise<T>): Promise<T | "busy"> {
     const mine = this.perSandbox.get(sandboxId) ?? 0;

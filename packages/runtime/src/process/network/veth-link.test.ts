@@ -22,7 +22,7 @@ describe("vethSlot", () => {
 });
 
 describe("linkTable", () => {
-  it("carries the loopback's DNS and IPv4 operator ports to the host's end, after the egress table", () => {
+  it("carries the loopback's DNS, proxy and IPv4 operator ports to the host's end, after the egress table", () => {
     const text = linkTable("198.19.0.1", [
       { address: "127.0.0.1", port: 11434 },
       { address: "::1", port: 8443 },
@@ -34,6 +34,7 @@ describe("linkTable", () => {
     ]);
     expect(text).toContain("type nat hook output priority filter + 10;");
     expect(text).toContain("ip daddr 127.0.0.1 udp dport 53 dnat to 198.19.0.1");
+    expect(text).toContain("ip daddr 127.0.0.1 tcp dport 3128 dnat to 198.19.0.1");
     expect(text).toContain(
       "ip daddr 127.0.0.1 meta l4proto { tcp, udp } th dport { 11434 } dnat to 198.19.0.1",
     );
@@ -44,19 +45,26 @@ describe("linkTable", () => {
   it("has no port rule without operator ports", () => {
     expect(linkTable("198.19.0.1", [])).not.toContain("th dport {");
   });
+
+  it("leaves the proxy's port to an operator exception on it (carried like the others)", () => {
+    const text = linkTable("198.19.0.1", [{ address: "127.0.0.1", port: 3128 }]);
+    expect(text).not.toContain("tcp dport 3128");
+    expect(text).toContain("th dport { 3128 } dnat to 198.19.0.1");
+  });
 });
 
 describe("hostTable", () => {
   const text = hostTable([{ address: "127.0.0.1", port: 11434 }]);
   const iif = `iifname "${VETH_PREFIX}*"`;
 
-  it("refuses sandbox to host but replies, its own resolver and the operator's loopback ports", () => {
+  it("refuses sandbox to host but replies, its own resolver and proxy, the operator's loopback ports", () => {
     const input = text
       .split("\n")
       .filter((line) => line.startsWith("add rule inet sandbox_veth input"));
     expect(input.map((line) => line.replace("add rule inet sandbox_veth input ", ""))).toEqual([
       `${iif} ct state established,related accept`,
       `${iif} udp dport 53 fib daddr . iif type local accept`,
+      `${iif} tcp dport 3128 fib daddr . iif type local accept`,
       `${iif} ct status dnat ip daddr 127.0.0.1 meta l4proto . th dport @loopback_ports accept`,
       `${iif} reject with icmpx type admin-prohibited`,
     ]);

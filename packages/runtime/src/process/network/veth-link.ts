@@ -1,9 +1,10 @@
 import { randomInt } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { firstLine, run } from "../isolation/detect-bwrap";
 import type { UsableNetns } from "./detect-netns";
-import { EGRESS_TABLE, type LoopbackForward, RESOLVER_PORT } from "./egress-ruleset";
+import { VETH_PREFIX } from "./detect-veth";
+import { EGRESS_TABLE, type LoopbackForward, PROXY_PORT, RESOLVER_PORT } from "./egress-ruleset";
 import { runWithInput } from "./sandbox-network";
+
+export { VETH_PREFIX };
 
 /**
  * A sandbox namespace's way out through the kernel: a veth pair, the host's end `ssnv<i>` with
@@ -11,9 +12,10 @@ import { runWithInput } from "./sandbox-network";
  * 198.19.0.0/16 is benchmarking space (RFC 2544; the tests' LAN hosts use 198.18.x): refused to
  * sandboxes by their ruleset, used by nothing else here. Index i is claimed by creating the
  * host's end (the kernel refuses a name that exists), so control planes sharing the machine never
- * hand out one address twice; the pair goes with the namespace.
+ * hand out one address twice; the pair goes with the namespace. The range as a prefix of the
+ * pairs' dotted addresses:
  */
-export const VETH_PREFIX = "ssnv";
+export const VETH_RANGE_PREFIX = "198.19.";
 const SLOTS = 16_384;
 const CLAIM_ATTEMPTS = 8;
 
@@ -65,9 +67,11 @@ const CLOSED_TABLE = `table inet ${EGRESS_TABLE} {
 `;
 
 /**
- * The namespace's loopback DNS and operator ports, carried to the host's end (after the egress
- * table has judged them on the loopback: priority after filter). Their source is 127.0.0.1,
- * which leaves the namespace only with `route_localnet` on eth0 and is masqueraded to eth0's.
+ * The namespace's loopback DNS, egress proxy (TCP PROXY_PORT) and operator ports, carried to
+ * the host's end (after the egress table has judged them on the loopback: priority after
+ * filter). Their source is 127.0.0.1, which leaves the namespace only with `route_localnet` on
+ * eth0 and is masqueraded to eth0's. An operator exception on PROXY_PORT is carried like the
+ * others (the host sends it on to its loopback; the sandbox then has no proxy).
  */
 export function linkTable(hostAddress: string, forwards: LoopbackForward[]): string {
   const ports = [...new Set(forwards.filter((f) => f.address === "127.0.0.1").map((f) => f.port))];
@@ -78,6 +82,9 @@ export function linkTable(hostAddress: string, forwards: LoopbackForward[]): str
     "  chain output {",
     "    type nat hook output priority filter + 10; policy accept;",
     `    ip daddr 127.0.0.1 udp dport ${RESOLVER_PORT} dnat to ${hostAddress}`,
+    ...(ports.includes(PROXY_PORT)
+      ? []
+      : [`    ip daddr 127.0.0.1 tcp dport ${PROXY_PORT} dnat to ${hostAddress}`]),
     ...(ports.length
       ? [
           `    ip daddr 127.0.0.1 meta l4proto { tcp, udp } th dport { ${ports.join(", ")} } dnat to ${hostAddress}`,
@@ -96,8 +103,9 @@ export function linkTable(hostAddress: string, forwards: LoopbackForward[]): str
 /**
  * The host's table (shared by every control plane on the machine; its rules are the same for
  * all, so any of them may write it again): nothing from a sandbox reaches the host — its
- * services on 0.0.0.0, its other addresses — but replies, DNS to the host's end of its own pair
- * (the resolver) and the operator's loopback ports (DNAT to 127.0.0.1, which the interface's
+ * services on 0.0.0.0, its other addresses — but replies, DNS (UDP 53, the resolver) and TCP
+ * PROXY_PORT (the egress proxy) to the host's end of its own pair, and the operator's loopback
+ * ports (DNAT to 127.0.0.1, which the interface's
  * `route_localnet` lets in); nothing reaches a sandbox but the host and replies; no sandbox
  * reaches another, nor a port another program published by DNAT. Egress is masqueraded.
  */
@@ -119,6 +127,7 @@ export function hostTable(forwards: LoopbackForward[]): string {
     ...chain("input", "type filter hook input priority filter - 10; policy accept;", [
       `${iif} ct state established,related accept`,
       `${iif} udp dport ${RESOLVER_PORT} fib daddr . iif type local accept`,
+      `${iif} tcp dport ${PROXY_PORT} fib daddr . iif type local accept`,
       `${iif} ct status dnat ip daddr 127.0.0.1 meta l4proto . th dport @loopback_ports accept`,
       `${iif} reject with icmpx type admin-prohibited`,
     ]),
@@ -225,43 +234,6 @@ export async function createNetnsWithVeth(
   const address = output.trim();
   if (!/^198\.19\.\d+\.\d+$/.test(address)) throw new Error(`unexpected veth address: ${address}`);
   return address;
-}
-
-let vethSupport: { usable: true } | { usable: false; reason: string } | null = null;
-
-/**
- * Whether the veth data path works here (once per process): forwarding on (Docker turns it on;
- * the runtime does not change it for the whole host), and a trial pair in a trial namespace made
- * and removed.
- */
-export function detectVeth(tools: {
-  ip: string;
-}): { usable: true } | { usable: false; reason: string } {
-  vethSupport ??= probeVeth(tools.ip);
-  return vethSupport;
-}
-
-function probeVeth(ip: string): { usable: true } | { usable: false; reason: string } {
-  let forwarding = "";
-  try {
-    forwarding = readFileSync("/proc/sys/net/ipv4/ip_forward", "utf8").trim();
-  } catch {
-    forwarding = "";
-  }
-  if (forwarding !== "1") {
-    return { usable: false, reason: "IPv4 forwarding is off (net.ipv4.ip_forward)" };
-  }
-  const name = `ssn-vprobe-${process.pid}`;
-  const trial = run("/bin/sh", [
-    "-c",
-    `"$0" netns add "$1" && "$0" link add "$2" type veth peer name eth0 netns "$1"; status=$?; "$0" link del "$2" 2>/dev/null; "$0" netns del "$1"; exit $status`,
-    ip,
-    name,
-    `${VETH_PREFIX}p${process.pid % 100_000}`,
-  ]);
-  if (!trial.ok)
-    return { usable: false, reason: `a veth pair cannot be made: ${firstLine(trial)}` };
-  return { usable: true };
 }
 
 function runScript(

@@ -29,6 +29,30 @@ if (kind === "tcp" || kind === "unix") {
 }
 `;
 
+/**
+ * A client of the proxy the sandbox's HTTP_PROXY names, run inside it: `get <absolute URL>` or
+ * `connect <host:port>`; prints `<status> <body>` (`200` alone for an opened tunnel) or the error
+ * code. No single quote in it: it is passed as `node -e '…'`.
+ */
+export const PROXY_CLIENT_SCRIPT = `
+const [kind, target] = process.argv.slice(2);
+const done = (r) => { console.log(r); process.exit(0); };
+setTimeout(() => done("timeout"), 10000);
+const proxy = new URL(process.env.HTTP_PROXY);
+const http = require("http");
+const text = (status, body) => done(status + " " + body.trim());
+if (kind === "get") {
+  http.get({ host: proxy.hostname, port: proxy.port, path: target, headers: { host: new URL(target).host } }, (r) => {
+    let b = ""; r.on("data", (d) => { b += d; }); r.on("end", () => text(r.statusCode, b));
+  }).on("error", (e) => done(e.code));
+} else {
+  http.request({ host: proxy.hostname, port: proxy.port, method: "CONNECT", path: target }).on("connect", (r, s, h) => {
+    if (r.statusCode === 200) done("200");
+    let b = h.toString(); s.on("data", (d) => { b += d; }); s.on("end", () => text(r.statusCode, b));
+  }).on("error", (e) => done(e.code)).end();
+}
+`;
+
 const exec = promisify(execFile);
 
 /** Writes the probe where a sandbox sees it (`/workspace/probe.cjs`). */

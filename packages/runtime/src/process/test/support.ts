@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { RuntimeLogger } from "../../types";
+import type { RuntimeLogger, StartSandboxOptions } from "../../types";
 import { ProcessRuntime, type ProcessRuntimeOptions } from "../process-runtime";
 import { readCmdline } from "../read-proc";
 import { resolveSandboxPaths } from "../sandbox-files";
@@ -199,6 +199,7 @@ export interface StartedSandbox {
 export async function startReadySandbox(
   runtime: ProcessRuntime,
   rootDir: string,
+  options: Partial<StartSandboxOptions> = {},
 ): Promise<StartedSandbox> {
   const id = `sb_${randomUUID().slice(0, 8)}`;
   const key = `key-${randomUUID()}`;
@@ -208,6 +209,7 @@ export async function startReadySandbox(
     specId: "default",
     sessionApiKey: key,
     env: {},
+    ...options,
   });
   await runtime.waitUntilReady(id, 20_000);
   const url = started.agentServerUrl as string;
