@@ -8,6 +8,7 @@ import type {
   ConversationRow,
   ConversationSort,
   DeliveryFilter,
+  DeliveryOutcome,
   DueDeliveriesQuery,
   DueDelivery,
   EventActivity,
@@ -191,7 +192,19 @@ export interface WebhookDeliveryRepository {
    * their claim expires; an `update` that records an outcome clears the claim.
    */
   claim(seqs: number[], holder: string, now: number, until: number): Promise<number[]>;
+  /**
+   * Up to `perStream` pending deliveries behind each of the `heads` (seqs): the same webhook and
+   * stream, later seqs, each stream's oldest first. A worker that claimed a head may claim these
+   * too and send them, in order, after it.
+   */
+  pendingBehind(heads: number[], perStream: number): Promise<WebhookDeliveryRow[]>;
   update(seq: number, patch: WebhookDeliveryPatch): Promise<void>;
+  /**
+   * Writes several rows' outcomes at once (one statement per thousand rows) and ends their
+   * claims — of rows `holder` still claims only: a row whose claim another holder has taken since
+   * is theirs to record.
+   */
+  recordOutcomes(outcomes: DeliveryOutcome[], holder: string): Promise<void>;
   /** A webhook's deliveries, newest first. */
   search(filter: DeliveryFilter, page: PageRequest): Promise<Page<WebhookDeliveryRow>>;
 }

@@ -127,7 +127,11 @@ export function bindRepositories({ read, write }: Executor, secrets: SecretRows)
       countPending: () => read((r) => r.webhookDeliveries.countPending()),
       claim: (seqs, holder, now, until) =>
         write((r) => r.webhookDeliveries.claim(seqs, holder, now, until)),
+      pendingBehind: (heads, perStream) =>
+        read((r) => r.webhookDeliveries.pendingBehind(heads, perStream)),
       update: (seq, patch) => write((r) => r.webhookDeliveries.update(seq, patch)),
+      recordOutcomes: (outcomes, holder) =>
+        write((r) => r.webhookDeliveries.recordOutcomes(outcomes, holder)),
       search: (filter, page) => read((r) => r.webhookDeliveries.search(filter, page)),
     },
     idempotencyKeys: {
