@@ -115,6 +115,8 @@ export interface ConversationRepository {
    * execution status when the event carries one, the title only when there is none yet.
    */
   recordEventActivity(id: string, event: EventActivity): Promise<void>;
+  /** `recordEventActivity` for several conversations at once (one statement on PostgreSQL). */
+  recordEventActivities(activities: { id: string; event: EventActivity }[]): Promise<void>;
   remove(id: string): Promise<void>;
   listBySandbox(sandboxId: string): Promise<ConversationRow[]>;
   /** Marks every conversation of a sandbox archived (its sandbox no longer exists). */
@@ -146,6 +148,11 @@ export interface StartTaskRepository {
 export interface ConversationEventRepository {
   /** Stores an event unless one with its id is already stored; true when it was new. */
   insertIfNew(row: ConversationEventRow): Promise<boolean>;
+  /**
+   * `insertIfNew` for many events at once (one statement per few hundred on PostgreSQL): per row,
+   * whether it was new (of two rows with one id, the first).
+   */
+  insertManyIfNew(rows: ConversationEventRow[]): Promise<boolean[]>;
   /** The conversation's newest stored event: where a resumed follower picks up. */
   latest(conversationId: string): Promise<ConversationEventRow | undefined>;
   search(
@@ -171,6 +178,8 @@ export interface WebhookRepository {
 
 export interface WebhookDeliveryRepository {
   insert(row: NewWebhookDelivery): Promise<void>;
+  /** Inserts many, in order (one statement per few hundred on PostgreSQL). */
+  insertMany(rows: NewWebhookDelivery[]): Promise<void>;
   get(id: string): Promise<WebhookDeliveryRow | undefined>;
   /**
    * Due heads — the oldest pending delivery of each (webhook, stream), the only ones ever sent,

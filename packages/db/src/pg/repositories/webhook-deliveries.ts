@@ -7,11 +7,20 @@ import type { DueDelivery } from "../../port/rows";
 import type { PgExecutor } from "../client";
 import { webhookDeliveries as d, webhooks } from "../schema";
 
+/** Rows per multi-row insert: fourteen parameters each, far below PostgreSQL's limit. */
+const ROWS_PER_INSERT = 500;
+
 export function createWebhookDeliveryRepository({ run }: PgExecutor) {
   return {
     insert: (row) =>
       run(async (db) => {
         await db.insert(d).values(row);
+      }),
+    insertMany: (rows) =>
+      run(async (db) => {
+        for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+          await db.insert(d).values(rows.slice(i, i + ROWS_PER_INSERT));
+        }
       }),
     get: (id) =>
       run(async (db) => {
