@@ -127,10 +127,7 @@ export function bindRepositories({ read, write }: Executor, secrets: SecretRows)
     },
     webhookDeliveries: {
       insert: (row) => write((r) => r.webhookDeliveries.insert(row)),
-      insertMany: (rows) =>
-        write((r) => {
-          for (const row of rows) r.webhookDeliveries.insert(row);
-        }),
+      insertMany: (rows) => write((r) => r.webhookDeliveries.insertMany(rows)),
       get: (id) => read((r) => r.webhookDeliveries.get(id)),
       dueHeads: (query) => read((r) => r.webhookDeliveries.dueHeads(query)),
       nextDueAt: (now) => read((r) => r.webhookDeliveries.nextDueAt(now)),

@@ -14,12 +14,36 @@ import type {
 import { webhookDeliveries, webhooks } from "../../schema";
 import type { Db } from "../client";
 import { selectPage } from "../select-page";
+import { placeholders } from "./placeholders";
+
+const COLUMNS = [
+  "id",
+  "webhookId",
+  "stream",
+  "eventId",
+  "eventKind",
+  "payload",
+  "status",
+  "attempts",
+  "nextAttemptAt",
+  "lastStatusCode",
+  "lastError",
+  "createdAt",
+  "updatedAt",
+  "completedAt",
+] as const satisfies readonly (keyof NewWebhookDelivery)[];
 
 export function createWebhookDeliveryRepository(db: Db) {
   const d = webhookDeliveries;
+  // Every followed event's outbox rows go through this insert: prepared once, not rebuilt per row
+  // (building it was most of the ingest worker's time inside its transactions).
+  const insertOne = db.insert(d).values(placeholders(COLUMNS)).prepare();
   return {
     insert(row: NewWebhookDelivery): void {
       db.insert(d).values(row).run();
+    },
+    insertMany(rows: NewWebhookDelivery[]): void {
+      for (const row of rows) insertOne.run(row);
     },
     get(id: string): WebhookDeliveryRow | undefined {
       return db.select().from(d).where(eq(d.id, id)).get();
