@@ -81,6 +81,10 @@ export function bindRepositories({ read, write }: Executor, secrets: SecretRows)
       update: (id, patch) => write((r) => r.conversations.update(id, patch)),
       recordEventActivity: (id, event) =>
         write((r) => r.conversations.recordEventActivity(id, event)),
+      recordEventActivities: (activities) =>
+        write((r) => {
+          for (const { id, event } of activities) r.conversations.recordEventActivity(id, event);
+        }),
       remove: (id) => write((r) => r.conversations.remove(id)),
       listBySandbox: (sandboxId) => read((r) => r.conversations.listBySandbox(sandboxId)),
       archiveBySandbox: (sandboxId, now) =>
@@ -100,6 +104,8 @@ export function bindRepositories({ read, write }: Executor, secrets: SecretRows)
     },
     conversationEvents: {
       insertIfNew: (row) => write((r) => r.conversationEvents.insertIfNew(row)),
+      insertManyIfNew: (rows) =>
+        write((r) => rows.map((row) => r.conversationEvents.insertIfNew(row))),
       latest: (conversationId) => read((r) => r.conversationEvents.latest(conversationId)),
       search: (filter, direction, page) =>
         read((r) => r.conversationEvents.search(filter, direction, page)),
@@ -121,13 +127,18 @@ export function bindRepositories({ read, write }: Executor, secrets: SecretRows)
     },
     webhookDeliveries: {
       insert: (row) => write((r) => r.webhookDeliveries.insert(row)),
+      insertMany: (rows) => write((r) => r.webhookDeliveries.insertMany(rows)),
       get: (id) => read((r) => r.webhookDeliveries.get(id)),
       dueHeads: (query) => read((r) => r.webhookDeliveries.dueHeads(query)),
       nextDueAt: (now) => read((r) => r.webhookDeliveries.nextDueAt(now)),
       countPending: () => read((r) => r.webhookDeliveries.countPending()),
       claim: (seqs, holder, now, until) =>
         write((r) => r.webhookDeliveries.claim(seqs, holder, now, until)),
+      pendingBehind: (heads, perStream) =>
+        read((r) => r.webhookDeliveries.pendingBehind(heads, perStream)),
       update: (seq, patch) => write((r) => r.webhookDeliveries.update(seq, patch)),
+      recordOutcomes: (outcomes, holder) =>
+        write((r) => r.webhookDeliveries.recordOutcomes(outcomes, holder)),
       search: (filter, page) => read((r) => r.webhookDeliveries.search(filter, page)),
     },
     idempotencyKeys: {

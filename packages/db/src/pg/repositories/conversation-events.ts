@@ -14,6 +14,9 @@ function matching(filter: ConversationEventFilter): SQL | undefined {
   );
 }
 
+/** Rows per multi-row insert: a dozen parameters each, far below PostgreSQL's limit. */
+const ROWS_PER_INSERT = 500;
+
 export function createConversationEventRepository({
   run,
 }: PgExecutor): ConversationEventRepository {
@@ -22,6 +25,20 @@ export function createConversationEventRepository({
       run(async (db) => {
         const result = await db.insert(events).values(row).onConflictDoNothing();
         return (result.rowCount ?? 0) > 0;
+      }),
+    insertManyIfNew: (rows) =>
+      run(async (db) => {
+        const stored = new Set<string>();
+        for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+          const inserted = await db
+            .insert(events)
+            .values(rows.slice(i, i + ROWS_PER_INSERT))
+            .onConflictDoNothing()
+            .returning({ id: events.id });
+          for (const row of inserted) stored.add(row.id);
+        }
+        // A row is new when its id was stored by this call, and only its first row with that id.
+        return rows.map((row) => stored.delete(row.id));
       }),
     latest: (conversationId) =>
       run(async (db) => {

@@ -83,6 +83,24 @@ export function createConversationRepository({ run }: PgExecutor): ConversationR
           })
           .where(eq(c.id, id));
       }),
+    recordEventActivities: (activities) =>
+      run(async (db) => {
+        if (activities.length === 0) return;
+        const values = activities.map(
+          ({ id, event }) =>
+            sql`(cast(${id} as text), cast(${event.eventMs} as bigint),
+              cast(${event.executionStatus} as text), cast(${event.title} as text))`,
+        );
+        // The same moves as recordEventActivity's, each conversation's from its values row.
+        await db.execute(sql`
+          update ${conversations} set
+            last_event_at = greatest(coalesce(last_event_at, 0), v.column2),
+            updated_at = greatest(updated_at, v.column2),
+            execution_status = coalesce(v.column3, execution_status),
+            title = coalesce(title, v.column4)
+          from (values ${sql.join(values, sql`, `)}) as v
+          where ${conversations}.id = v.column1`);
+      }),
     remove: (id) =>
       run(async (db) => {
         await db.delete(conversations).where(eq(conversations.id, id));

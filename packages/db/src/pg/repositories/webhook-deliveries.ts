@@ -1,4 +1,5 @@
 import { and, count, eq, inArray, sql } from "drizzle-orm";
+import * as batches from "../../due-deliveries";
 import { dueHeadsQuery, inPickedOrder, pendingHeadsCte } from "../../due-deliveries";
 import { keyset, toPage } from "../../paging";
 import type { WebhookDeliveryRepository } from "../../port/repositories";
@@ -6,11 +7,20 @@ import type { DueDelivery } from "../../port/rows";
 import type { PgExecutor } from "../client";
 import { webhookDeliveries as d, webhooks } from "../schema";
 
+/** Rows per multi-row insert: fourteen parameters each, far below PostgreSQL's limit. */
+const ROWS_PER_INSERT = 500;
+
 export function createWebhookDeliveryRepository({ run }: PgExecutor) {
   return {
     insert: (row) =>
       run(async (db) => {
         await db.insert(d).values(row);
+      }),
+    insertMany: (rows) =>
+      run(async (db) => {
+        for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+          await db.insert(d).values(rows.slice(i, i + ROWS_PER_INSERT));
+        }
       }),
     get: (id) =>
       run(async (db) => {
@@ -75,6 +85,17 @@ export function createWebhookDeliveryRepository({ run }: PgExecutor) {
           returning seq`);
         return claimed.rows.map((row) => Number(row.seq));
       }),
+    pendingBehind: (heads, perStream) =>
+      run(async (db) => {
+        if (heads.length === 0 || perStream <= 0) return [];
+        const found = await db.execute<{ seq: string }>(
+          batches.pendingBehindQuery(d, heads, perStream),
+        );
+        // int8 comes back from node-postgres as text.
+        const seqs = found.rows.map((row) => Number(row.seq));
+        if (seqs.length === 0) return [];
+        return db.select().from(d).where(inArray(d.seq, seqs)).orderBy(d.seq);
+      }),
     /** Records an attempt's outcome; the claim ends with it. */
     update: (seq, patch) =>
       run(async (db) => {
@@ -82,6 +103,13 @@ export function createWebhookDeliveryRepository({ run }: PgExecutor) {
           .update(d)
           .set({ claimedBy: null, claimedUntil: null, ...patch })
           .where(eq(d.seq, seq));
+      }),
+    recordOutcomes: (outcomes, holder) =>
+      run(async (db) => {
+        for (let i = 0; i < outcomes.length; i += batches.OUTCOMES_PER_STATEMENT) {
+          const chunk = outcomes.slice(i, i + batches.OUTCOMES_PER_STATEMENT);
+          await db.execute(batches.recordOutcomesStatement(d, chunk, holder));
+        }
       }),
     search: (filter, page) =>
       run(async (db) => {

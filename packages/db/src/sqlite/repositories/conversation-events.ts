@@ -1,9 +1,10 @@
-import { and, count, desc, eq, gte, lt, type Placeholder, type SQL, sql } from "drizzle-orm";
+import { and, count, desc, eq, gte, lt, type SQL, sql } from "drizzle-orm";
 import type { Page, PageRequest, SortDirection } from "../../paging";
 import type { ConversationEventFilter, ConversationEventRow } from "../../port/rows";
 import { conversationEvents } from "../../schema";
 import type { Db } from "../client";
 import { selectPage } from "../select-page";
+import { placeholders } from "./placeholders";
 
 const COLUMNS = [
   "id",
@@ -31,12 +32,7 @@ export function createConversationEventRepository(db: Db) {
   // Every followed event goes through this insert: prepared once, not rebuilt per event.
   const insertIfNew = db
     .insert(conversationEvents)
-    .values(
-      Object.fromEntries(COLUMNS.map((c) => [c, sql.placeholder(c)])) as Record<
-        (typeof COLUMNS)[number],
-        Placeholder
-      >,
-    )
+    .values(placeholders(COLUMNS))
     .onConflictDoNothing()
     .prepare();
   return {
