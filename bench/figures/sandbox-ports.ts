@@ -1,11 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { readdirSync, readlinkSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
+import path from "node:path";
 import { startPortAppCommand } from "../../apps/server/test/port-app";
 import { type Combined, measureInterleaved, type Side } from "../lib/cell";
 import { removeDataDir, startControlPlane } from "../lib/control-plane";
 import type { BenchContext, FigureResult, Row } from "../lib/figure";
 import { ms } from "../lib/figure";
-import { commandLine, pidOfUrl } from "../lib/proc";
+import { commandLine } from "../lib/proc";
 import { deleteAll, startRunning } from "../lib/sandboxes";
 import { type LoadTarget, runWrk, wrkVersion } from "../lib/wrk";
 
@@ -45,14 +46,11 @@ export async function sandboxPorts(ctx: BenchContext): Promise<FigureResult> {
     const port = await cp.api("GET", `/api/v1/sandboxes/${sandbox.id}/ports/${APP_PORT}`);
     if (port.status !== 200) throw new Error(`port URL: ${port.status}`);
     const host = new URL(port.body.url).host;
-    // What listens at the agent server's URL: pasta for a sandbox in a namespace of its own.
-    const agentPid = pidOfUrl(sandbox.agent_server_url);
-    const netns = netnsOf(agentPid);
+    const netns = netnsOf(cp.dataDir, sandbox.id);
     pipe = await startPipe(netns);
     const pids = {
       one_hop_pipe: pipe.pid ?? 0,
       control_plane: cp.pid,
-      agent_server_forward: agentPid,
       agent_server: pidInNamespace("agent-server.js", netns),
       app: pidInNamespace(`port-app-${APP_PORT}.js`, netns),
     };
@@ -118,13 +116,15 @@ function pidInNamespace(text: string, netns: string): number {
 }
 
 /**
- * The sandbox's network namespace: the agent server is reached through pasta, whose command line
- * names it (`--netns /run/netns/…`); without one (shared network), the listener's own.
+ * The sandbox's network namespace, from its runtime record (`sandbox.json`); without one
+ * (shared network), that of the process it started.
  */
-function netnsOf(listenerPid: number): string {
-  const argv = commandLine(listenerPid).split(" ");
-  const at = argv.indexOf("--netns");
-  return at >= 0 && argv[at + 1] ? (argv[at + 1] as string) : `/proc/${listenerPid}/ns/net`;
+function netnsOf(dataDir: string, id: string): string {
+  const state = JSON.parse(
+    readFileSync(path.join(dataDir, "sandboxes", id, "sandbox.json"), "utf8"),
+  ) as { pid: number; network?: { namespace?: string } | null };
+  const namespace = state.network?.namespace;
+  return namespace ? `/run/netns/${namespace}` : `/proc/${state.pid}/ns/net`;
 }
 
 /** The one-hop pipe, in the sandbox's network namespace, once it listens. */

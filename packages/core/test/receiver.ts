@@ -17,6 +17,8 @@ export interface Receiver {
   received: ReceivedRequest[];
   /** The status to answer with, by request path (200 when not set). */
   statusFor: Map<string, number>;
+  /** When set, chooses the status for a request first (undefined: as `statusFor` says). */
+  respond: ((request: ReceivedRequest) => number | undefined) | null;
   /** The requests that arrived at `path`. */
   at(path: string): ReceivedRequest[];
   close(): Promise<void>;
@@ -25,14 +27,16 @@ export interface Receiver {
 export async function startReceiver(): Promise<Receiver> {
   const received: ReceivedRequest[] = [];
   const statusFor = new Map<string, number>();
+  const receiver = { respond: null as Receiver["respond"] };
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
       const body = Buffer.concat(chunks).toString("utf8");
       const path = req.url ?? "/";
-      received.push({ path, headers: req.headers, body, payload: JSON.parse(body) });
-      res.statusCode = statusFor.get(path) ?? 200;
+      const request = { path, headers: req.headers, body, payload: JSON.parse(body) };
+      received.push(request);
+      res.statusCode = receiver.respond?.(request) ?? statusFor.get(path) ?? 200;
       res.end();
     });
   });
@@ -41,15 +45,15 @@ export async function startReceiver(): Promise<Receiver> {
     server.listen(0, "127.0.0.1", resolve);
   });
   const { port } = server.address() as AddressInfo;
-  return {
+  return Object.assign(receiver, {
     url: `http://127.0.0.1:${port}`,
     received,
     statusFor,
-    at: (path) => received.filter((request) => request.path === path),
+    at: (path: string) => received.filter((request) => request.path === path),
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       }),
-  };
+  });
 }

@@ -1,5 +1,10 @@
 import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
-import type { DueDeliveriesQuery, DueDelivery, WebhookDeliveryRow } from "./port/rows";
+import type {
+  DeliveryOutcome,
+  DueDeliveriesQuery,
+  DueDelivery,
+  WebhookDeliveryRow,
+} from "./port/rows";
 
 /** `and <column> not in (…)`, or nothing for no values. */
 function notIn(column: SQL, values: (string | number)[]): SQL {
@@ -78,4 +83,56 @@ export function inPickedOrder(
     const row = bySeq.get(p.seq);
     return row ? [{ ...row, ownerId: p.ownerId }] : [];
   });
+}
+
+/**
+ * The seqs of up to `perStream` pending deliveries behind each head (`WebhookDeliveryRepository.
+ * pendingBehind`). Each stream's rows are a range of `webhook_deliveries_pending_idx` bounded by
+ * its `perStream`-th row, so the cost follows `perStream`, not the stream's backlog.
+ */
+export function pendingBehindQuery(
+  deliveries: SQLWrapper,
+  heads: number[],
+  perStream: number,
+): SQL {
+  return sql`
+    select t.seq from ${deliveries} h join ${deliveries} t
+      on t.status = 'pending' and t.webhook_id = h.webhook_id and t.stream = h.stream
+      and t.seq > h.seq and t.seq <= coalesce((
+        select x.seq from ${deliveries} x
+        where x.status = 'pending' and x.webhook_id = h.webhook_id and x.stream = h.stream
+          and x.seq > h.seq
+        order by x.status, x.webhook_id, x.stream, x.seq limit 1 offset ${perStream - 1}
+      ), ${Number.MAX_SAFE_INTEGER})
+    where h.seq in (${sql.join(
+      heads.map((seq) => sql`${seq}`),
+      sql`, `,
+    )})
+    order by t.seq`;
+}
+
+/** Rows per outcomes statement: 8 parameters each, well under either database's limit. */
+export const OUTCOMES_PER_STATEMENT = 1_000;
+
+/**
+ * One `update … from (values …)` writing `outcomes` (at most `OUTCOMES_PER_STATEMENT`) and ending
+ * their claims, on rows `holder` still claims; the same text on SQLite and PostgreSQL (values'
+ * columns are `column1`… on both; the casts type PostgreSQL's parameters).
+ */
+export function recordOutcomesStatement(
+  deliveries: SQLWrapper,
+  outcomes: DeliveryOutcome[],
+  holder: string,
+): SQL {
+  const values = outcomes.map(
+    (o) => sql`(cast(${o.seq} as bigint), cast(${o.status} as text), cast(${o.attempts} as bigint),
+      cast(${o.nextAttemptAt} as bigint), cast(${o.lastStatusCode} as bigint),
+      cast(${o.lastError} as text), cast(${o.completedAt} as bigint), cast(${o.updatedAt} as bigint))`,
+  );
+  return sql`
+    update ${deliveries} set status = v.column2, attempts = v.column3, next_attempt_at = v.column4,
+      last_status_code = v.column5, last_error = v.column6, completed_at = v.column7,
+      updated_at = v.column8, claimed_by = null, claimed_until = null
+    from (values ${sql.join(values, sql`, `)}) as v
+    where ${deliveries}.seq = v.column1 and ${deliveries}.claimed_by = ${holder}`;
 }

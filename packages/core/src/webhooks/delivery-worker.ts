@@ -1,16 +1,31 @@
-import type { DueDelivery } from "@sandbox-server/db";
+import type { DeliveryOutcome, DueDelivery, WebhookDeliveryRow } from "@sandbox-server/db";
 import { errorMessage } from "@sandbox-server/runtime/error-message";
 import { Agent } from "undici";
 import type { CoreDeps } from "../deps";
 import { FairShare } from "./delivery/fair-share";
+import { OutcomeWriter } from "./delivery/outcome-writer";
 import { postDelivery } from "./delivery/post-delivery";
-import { recordOutcome } from "./delivery/record-outcome";
+import { outcomeOf, unsent } from "./delivery/record-outcome";
 import { checkedConnector } from "./destination/checked-connector";
 
 /** Most due deliveries read per look at the outbox. */
 const MAX_CANDIDATES = 500;
 /** A claim covers one attempt (bounded by the webhook timeout) and the bookkeeping after it. */
 const CLAIM_MARGIN_MS = 5_000;
+/**
+ * A run's next attempt starts only while the claim still covers a whole attempt and this much
+ * bookkeeping: a run holds its slot for at most `CLAIM_MARGIN_MS` - this, plus one attempt.
+ */
+const BOOKKEEPING_MS = 2_000;
+/** Most deliveries of one stream sent on one claim (the head and those queued behind it). */
+const MAX_RUN = 50;
+
+/** A head and the rows queued behind it, claimed together and sent in order. */
+interface Run {
+  head: DueDelivery;
+  rows: WebhookDeliveryRow[];
+  until: number;
+}
 
 /**
  * Sends the outbox. Decoupled from every request path: ingestion only writes rows and nudges the
@@ -22,14 +37,24 @@ const CLAIM_MARGIN_MS = 5_000;
  * the next start (at-least-once; receivers dedupe on webhook-id). Every new
  * connection is vetted by the destination policy (`checkedConnector`).
  *
- * Each row is claimed (`webhookDeliveries.claim`, `FOR UPDATE SKIP LOCKED` on PostgreSQL) for
- * `webhookTimeoutMs` + 5 s before it is sent, so two workers (two replicas while the duties lease
- * changes hands) never send one row at once; a claim left by a killed replica expires and the row
- * is sent again (same webhook-id). Restartable: `stop()` then `start()` (the duties lease moves).
+ * A slot sends a run: a stream's head and up to `MAX_RUN` - 1 rows queued behind it, claimed
+ * together and posted one at a time, each only after the one before it succeeded or failed for
+ * good; a retry to schedule, a stop, or a claim too short for another attempt ends the run and
+ * gives the rest back unsent. Outcomes are written in batches (`OutcomeWriter`), and the slot is
+ * freed once its run's are stored. Claims and outcome writes thus cost a statement per look at the
+ * outbox and per batch, not per delivery (the wire format stays one event per request).
+ *
+ * Rows are claimed (`webhookDeliveries.claim`, `FOR UPDATE SKIP LOCKED` on PostgreSQL) for
+ * `webhookTimeoutMs` + 5 s before they are sent, so two workers (two replicas while the duties
+ * lease changes hands) never send one row at once; a claim left by a killed replica expires and
+ * its rows are sent again (same webhook-id). Only a run that starts at a head this worker claimed
+ * is sent, and only the unbroken stretch of claimed rows behind it, so a stream stays in order even
+ * when claims interleave. Restartable: `stop()` then `start()` (the duties lease moves).
  */
 export class DeliveryWorker {
   private readonly inFlight = new Map<number, Promise<void>>();
   private readonly share = new FairShare();
+  private readonly outcomes: OutcomeWriter;
   private stopping = new AbortController();
   private dispatcher: Agent | null = null;
   private running = false;
@@ -40,7 +65,9 @@ export class DeliveryWorker {
   private timerAt = Number.POSITIVE_INFINITY;
   private readonly nudge = () => this.schedulePump();
 
-  constructor(private readonly deps: CoreDeps) {}
+  constructor(private readonly deps: CoreDeps) {
+    this.outcomes = new OutcomeWriter(deps);
+  }
 
   start(): void {
     if (this.running) return;
@@ -121,38 +148,81 @@ export class DeliveryWorker {
     }
     if (!this.running) return;
     const picked = this.share.pick(due, free, perUser);
-    let claimed: Set<number>;
+    let runs: Run[];
     try {
-      const until = now + config.webhookTimeoutMs + CLAIM_MARGIN_MS;
-      const seqs = picked.map((row) => row.seq);
-      claimed = new Set(await repos.webhookDeliveries.claim(seqs, this.deps.replicaId, now, until));
+      runs = await this.claimRuns(picked, now);
     } catch (error) {
       for (const row of picked) this.share.release(row);
       this.deps.log.error({ reason: errorMessage(error) }, "claiming webhook deliveries failed");
       this.wakeAt(this.deps.now() + config.webhookBackoffBaseMs);
       return;
     }
-    for (const row of picked) {
-      // Another worker has it (or it is done): not ours to send.
-      if (claimed.has(row.seq) && this.running) this.dispatch(row);
-      else this.share.release(row);
-    }
+    const started = new Set(runs.map((run) => run.head.seq));
+    // Another worker has it (or it is done): not ours to send.
+    for (const row of picked) if (!started.has(row.seq)) this.share.release(row);
+    for (const run of runs) this.dispatch(run);
   }
 
-  private dispatch(row: DueDelivery): void {
-    const work = this.attempt(row)
+  /**
+   * Claims the picked heads and the rows behind them; answers the runs to send. Rows claimed but
+   * not in a run (behind a head another worker got, or past a gap) are given back at once.
+   */
+  private async claimRuns(picked: DueDelivery[], now: number): Promise<Run[]> {
+    if (picked.length === 0) return [];
+    const { config, repos, replicaId } = this.deps;
+    const behind = await repos.webhookDeliveries.pendingBehind(
+      picked.map((row) => row.seq),
+      MAX_RUN - 1,
+    );
+    const until = now + config.webhookTimeoutMs + CLAIM_MARGIN_MS;
+    const seqs = [...picked, ...behind].map((row) => row.seq);
+    const claimed = new Set(await repos.webhookDeliveries.claim(seqs, replicaId, now, until));
+    const queued = new Map<string, WebhookDeliveryRow[]>();
+    for (const row of behind) {
+      const key = streamKey(row);
+      queued.set(key, [...(queued.get(key) ?? []), row]);
+    }
+    const runs: Run[] = [];
+    const strays: WebhookDeliveryRow[] = [];
+    for (const head of picked) {
+      const tail = queued.get(streamKey(head)) ?? [];
+      if (!claimed.has(head.seq) || !this.running) {
+        strays.push(...tail.filter((row) => claimed.has(row.seq)));
+        continue;
+      }
+      const gap = tail.findIndex((row) => !claimed.has(row.seq));
+      const sent = gap === -1 ? tail : tail.slice(0, gap);
+      strays.push(...tail.slice(sent.length).filter((row) => claimed.has(row.seq)));
+      runs.push({ head, rows: [head, ...sent], until });
+    }
+    if (!this.running) strays.push(...runs.flatMap((run) => run.rows));
+    if (strays.length > 0) {
+      // Not fatal to the runs: unwritten, the strays' claims expire and they are due again.
+      await this.outcomes.write(strays.map(unsent)).catch((error: unknown) => {
+        this.deps.log.error(
+          { reason: errorMessage(error) },
+          "giving back webhook deliveries failed",
+        );
+      });
+    }
+    return this.running ? runs : [];
+  }
+
+  private dispatch(run: Run): void {
+    const { head } = run;
+    const work = this.send(run)
       .catch((error: unknown) => {
         this.deps.log.error(
-          { deliveryId: row.id, reason: errorMessage(error) },
+          { deliveryId: head.id, reason: errorMessage(error) },
           "webhook delivery bookkeeping failed",
         );
       })
       .finally(() => {
-        this.inFlight.delete(row.seq);
-        this.share.release(row);
+        this.inFlight.delete(head.seq);
+        this.share.release(head);
         this.schedulePump();
       });
-    this.inFlight.set(row.seq, work);
+    this.inFlight.set(head.seq, work);
   }
 
   private wakeAt(at: number): void {
@@ -170,22 +240,41 @@ export class DeliveryWorker {
     this.timer.unref();
   }
 
-  private async attempt(row: DueDelivery): Promise<void> {
-    const hook = await this.deps.repos.webhooks.get(row.webhookId);
+  /** Sends a run's rows in order, then stores their outcomes (the rest given back unsent). */
+  private async send(run: Run): Promise<void> {
+    const { config, repos } = this.deps;
+    const hook = await repos.webhooks.get(run.head.webhookId);
     if (!hook) return; // deleted meanwhile; its rows went with it
-    const dispatcher = this.dispatcher;
-    if (!dispatcher) return; // stopped meanwhile; the claim expires and the row is sent later
-    const outcome = await postDelivery(hook, row, {
-      dispatcher,
-      timeoutMs: this.deps.config.webhookTimeoutMs,
-      stopping: this.stopping.signal,
-      now: this.deps.now(),
-    });
-    if (outcome.kind === "interrupted") {
-      // Not an attempt: the claim is let go, so whoever runs the duties next sends it at once.
-      await this.deps.repos.webhookDeliveries.update(row.seq, { updatedAt: this.deps.now() });
-      return;
+    const outcomes: DeliveryOutcome[] = [];
+    let next = 0;
+    for (; next < run.rows.length; next++) {
+      const row = run.rows[next] as WebhookDeliveryRow;
+      const dispatcher = this.dispatcher;
+      // Stopped meanwhile, or the claim might end during the attempt: the rest waits.
+      if (!dispatcher) break;
+      if (next > 0 && this.deps.now() + config.webhookTimeoutMs + BOOKKEEPING_MS > run.until) break;
+      const outcome = await postDelivery(hook, row, {
+        dispatcher,
+        timeoutMs: config.webhookTimeoutMs,
+        stopping: this.stopping.signal,
+        now: this.deps.now(),
+      });
+      // Not an attempt: given back, so whoever runs the duties next sends it at once.
+      if (outcome.kind === "interrupted") break;
+      const recorded = outcomeOf(this.deps, row, outcome);
+      outcomes.push(recorded);
+      // A retry to come holds the rest of the stream back.
+      if (recorded.status === "pending") {
+        next++;
+        break;
+      }
     }
-    await recordOutcome(this.deps, row, outcome);
+    outcomes.push(...run.rows.slice(next).map(unsent));
+    await this.outcomes.write(outcomes);
   }
+}
+
+/** Rows of one (webhook, stream) are sent in order. */
+function streamKey(row: Pick<WebhookDeliveryRow, "webhookId" | "stream">): string {
+  return `${row.webhookId}\u0000${row.stream}`;
 }

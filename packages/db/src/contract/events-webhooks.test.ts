@@ -88,6 +88,19 @@ describe.each(storeAdapters())("$name store", (adapter) => {
     });
   });
 
+  it("stores many events at once, telling which were new", async () => {
+    await repos.conversationEvents.insertIfNew(event("e1", 1_000));
+    const rows = [event("e2", 2_000), event("e1", 1_000), event("e3", 3_000), event("e2", 2_000)];
+    expect(await repos.conversationEvents.insertManyIfNew(rows)).toEqual([
+      true,
+      false,
+      true,
+      false,
+    ]);
+    expect(await repos.conversationEvents.insertManyIfNew([])).toEqual([]);
+    expect(await repos.conversationEvents.count({ conversationId: "c1" })).toBe(3);
+  });
+
   describe("webhook deliveries", () => {
     const due = (query: Partial<Parameters<Store["webhookDeliveries"]["dueHeads"]>[0]> = {}) =>
       repos.webhookDeliveries.dueHeads({
@@ -135,6 +148,18 @@ describe.each(storeAdapters())("$name store", (adapter) => {
       ]);
       expect((await due({ perOwner: 3, limit: 2 })).map((d) => d.id)).toEqual(["a1_s1", "b_s1"]);
       expect((await due({ excludeOwners: ["usr_a"] })).map((d) => d.ownerId)).toEqual(["usr_b"]);
+    });
+
+    it("inserts many deliveries at once, in order", async () => {
+      await repos.webhookDeliveries.insertMany([
+        delivery("d1", "wh_1", "c1"),
+        delivery("d2", "wh_1", "c1"),
+        delivery("d3", "wh_2", "c1"),
+      ]);
+      await repos.webhookDeliveries.insertMany([]);
+      expect((await due()).map((d) => d.id)).toEqual(["d1", "d3"]);
+      const page = await repos.webhookDeliveries.search({ webhookId: "wh_1" }, { limit: 5 });
+      expect(page.items.map((d) => d.id)).toEqual(["d2", "d1"]);
     });
 
     it("lists a webhook's deliveries newest first and drops them with the webhook", async () => {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type OpenedStore, storeAdapters } from "../../test/stores";
-import type { NewWebhookDelivery } from "../port/rows";
+import type { NewWebhookDelivery, WebhookDeliveryRow } from "../port/rows";
 import type { Store } from "../port/store";
 
 /** The same contract for every adapter of the store port. */
@@ -151,6 +151,118 @@ describe.each(storeAdapters())("$name store: leases and delivery claims", (adapt
         claimedUntil: null,
       });
       expect((await due(120)).map((d) => d.id)).toEqual(["d2"]);
+    });
+
+    it("offers the pending rows behind claimed heads, each stream's in order", async () => {
+      for (const id of ["a1", "b1", "a2", "a3", "b2", "a4"]) {
+        await store.webhookDeliveries.insert(delivery(id, id.startsWith("a") ? "sa" : "sb"));
+      }
+      const heads = await due(10);
+      expect(heads.map((d) => d.id)).toEqual(["a1", "b1"]);
+      const seqs = heads.map((d) => d.seq);
+      const behind = (perStream: number) =>
+        store.webhookDeliveries
+          .pendingBehind(seqs, perStream)
+          .then((rows) => rows.map((r) => r.id));
+      expect(await behind(2)).toEqual(["a2", "a3", "b2"]);
+      expect(await behind(10)).toEqual(["a2", "a3", "b2", "a4"]);
+      expect(await behind(0)).toEqual([]);
+      // A row done for good is no longer behind its head (rows come in seq order).
+      const a2 = await store.webhookDeliveries.get("a2");
+      await store.webhookDeliveries.update(a2?.seq ?? 0, { status: "failed", updatedAt: 2 });
+      expect(await behind(2)).toEqual(["a3", "b2", "a4"]);
+    });
+
+    it("records several outcomes at once, only on rows the holder still claims", async () => {
+      for (const id of ["d1", "d2", "d3"]) await store.webhookDeliveries.insert(delivery(id, "s"));
+      const rows = await Promise.all(
+        ["d1", "d2", "d3"].map(async (id) => {
+          const row = await store.webhookDeliveries.get(id);
+          if (!row) throw new Error(`${id} should be stored`);
+          return row;
+        }),
+      );
+      const [d1, d2, d3] = rows as [WebhookDeliveryRow, WebhookDeliveryRow, WebhookDeliveryRow];
+      expect(await store.webhookDeliveries.claim([d1.seq, d2.seq], "rpl_a", 10, 100)).toHaveLength(
+        2,
+      );
+      // d2's claim ran out and another holder took it: rpl_a's outcome for it is not written.
+      expect(await store.webhookDeliveries.claim([d2.seq], "rpl_b", 100, 200)).toEqual([d2.seq]);
+      const fields = { nextAttemptAt: 0, updatedAt: 120 };
+      await store.webhookDeliveries.recordOutcomes(
+        [
+          {
+            ...fields,
+            seq: d1.seq,
+            status: "succeeded",
+            attempts: 1,
+            lastStatusCode: 204,
+            lastError: null,
+            completedAt: 120,
+          },
+          {
+            ...fields,
+            seq: d2.seq,
+            status: "failed",
+            attempts: 8,
+            lastStatusCode: 500,
+            lastError: "http_5xx",
+            completedAt: 120,
+          },
+          {
+            ...fields,
+            seq: d3.seq,
+            status: "failed",
+            attempts: 1,
+            lastStatusCode: null,
+            lastError: "timeout",
+            completedAt: 120,
+          },
+        ],
+        "rpl_a",
+      );
+      expect(await store.webhookDeliveries.get("d1")).toMatchObject({
+        status: "succeeded",
+        attempts: 1,
+        lastStatusCode: 204,
+        lastError: null,
+        completedAt: 120,
+        updatedAt: 120,
+        claimedBy: null,
+        claimedUntil: null,
+      });
+      expect(await store.webhookDeliveries.get("d2")).toMatchObject({
+        status: "pending",
+        attempts: 0,
+        claimedBy: "rpl_b",
+      });
+      // d3 was never claimed by rpl_a.
+      expect(await store.webhookDeliveries.get("d3")).toMatchObject({ status: "pending" });
+      // A retry: pending again, due at its next attempt, claim ended.
+      await store.webhookDeliveries.recordOutcomes(
+        [
+          {
+            seq: d2.seq,
+            status: "pending",
+            attempts: 1,
+            nextAttemptAt: 300,
+            lastStatusCode: null,
+            lastError: "connect_refused",
+            completedAt: null,
+            updatedAt: 130,
+          },
+        ],
+        "rpl_b",
+      );
+      expect(await store.webhookDeliveries.get("d2")).toMatchObject({
+        status: "pending",
+        attempts: 1,
+        nextAttemptAt: 300,
+        lastError: "connect_refused",
+        claimedBy: null,
+        claimedUntil: null,
+      });
+      expect(await store.webhookDeliveries.nextDueAt(130)).toBe(300);
     });
 
     it("gives each row to exactly one of several concurrent claimers", async () => {

@@ -224,5 +224,40 @@ describe.each(storeAdapters())("$name store", (adapter) => {
         title: "first words",
       });
     });
+
+    it("moves several conversations by their events at once, as one by one would", async () => {
+      const conversation = (id: string, title: string | null) => ({
+        id,
+        sandboxId: "sb_1",
+        ownerId: "usr_a",
+        agent: { kind: "shell" },
+        metadata: {},
+        archived: false,
+        title,
+        executionStatus: "idle",
+        lastEventAt: 60,
+        createdAt: 1,
+        updatedAt: 50,
+      });
+      await repos.conversations.insert(conversation("c1", null));
+      await repos.conversations.insert(conversation("c2", "kept"));
+      await repos.conversations.recordEventActivities([
+        { id: "c1", event: { eventMs: 40, executionStatus: "running", title: "first words" } },
+        { id: "c2", event: { eventMs: 90, executionStatus: null, title: "other words" } },
+      ]);
+      await repos.conversations.recordEventActivities([]);
+      expect(await repos.conversations.get("c1")).toMatchObject({
+        lastEventAt: 60,
+        updatedAt: 50,
+        executionStatus: "running",
+        title: "first words",
+      });
+      expect(await repos.conversations.get("c2")).toMatchObject({
+        lastEventAt: 90,
+        updatedAt: 90,
+        executionStatus: "idle",
+        title: "kept",
+      });
+    });
   });
 });

@@ -8,6 +8,7 @@ import type {
   ConversationRow,
   ConversationSort,
   DeliveryFilter,
+  DeliveryOutcome,
   DueDeliveriesQuery,
   DueDelivery,
   EventActivity,
@@ -114,6 +115,8 @@ export interface ConversationRepository {
    * execution status when the event carries one, the title only when there is none yet.
    */
   recordEventActivity(id: string, event: EventActivity): Promise<void>;
+  /** `recordEventActivity` for several conversations at once (one statement on PostgreSQL). */
+  recordEventActivities(activities: { id: string; event: EventActivity }[]): Promise<void>;
   remove(id: string): Promise<void>;
   listBySandbox(sandboxId: string): Promise<ConversationRow[]>;
   /** Marks every conversation of a sandbox archived (its sandbox no longer exists). */
@@ -145,6 +148,11 @@ export interface StartTaskRepository {
 export interface ConversationEventRepository {
   /** Stores an event unless one with its id is already stored; true when it was new. */
   insertIfNew(row: ConversationEventRow): Promise<boolean>;
+  /**
+   * `insertIfNew` for many events at once (one statement per few hundred on PostgreSQL): per row,
+   * whether it was new (of two rows with one id, the first).
+   */
+  insertManyIfNew(rows: ConversationEventRow[]): Promise<boolean[]>;
   /** The conversation's newest stored event: where a resumed follower picks up. */
   latest(conversationId: string): Promise<ConversationEventRow | undefined>;
   search(
@@ -170,6 +178,8 @@ export interface WebhookRepository {
 
 export interface WebhookDeliveryRepository {
   insert(row: NewWebhookDelivery): Promise<void>;
+  /** Inserts many, in order (one statement per few hundred on PostgreSQL). */
+  insertMany(rows: NewWebhookDelivery[]): Promise<void>;
   get(id: string): Promise<WebhookDeliveryRow | undefined>;
   /**
    * Due heads — the oldest pending delivery of each (webhook, stream), the only ones ever sent,
@@ -191,7 +201,19 @@ export interface WebhookDeliveryRepository {
    * their claim expires; an `update` that records an outcome clears the claim.
    */
   claim(seqs: number[], holder: string, now: number, until: number): Promise<number[]>;
+  /**
+   * Up to `perStream` pending deliveries behind each of the `heads` (seqs): the same webhook and
+   * stream, later seqs, each stream's oldest first. A worker that claimed a head may claim these
+   * too and send them, in order, after it.
+   */
+  pendingBehind(heads: number[], perStream: number): Promise<WebhookDeliveryRow[]>;
   update(seq: number, patch: WebhookDeliveryPatch): Promise<void>;
+  /**
+   * Writes several rows' outcomes at once (one statement per thousand rows) and ends their
+   * claims — of rows `holder` still claims only: a row whose claim another holder has taken since
+   * is theirs to record.
+   */
+  recordOutcomes(outcomes: DeliveryOutcome[], holder: string): Promise<void>;
   /** A webhook's deliveries, newest first. */
   search(filter: DeliveryFilter, page: PageRequest): Promise<Page<WebhookDeliveryRow>>;
 }

@@ -101,6 +101,13 @@ export type WebhookDeliveryPatch = Partial<
 
 export type DeliveryStatus = "pending" | "succeeded" | "failed";
 
+/**
+ * What a worker writes back for a row it claimed: every field the row keeps about its attempts,
+ * given in full (an attempt's outcome, or the row's values unchanged for one it did not send).
+ */
+export type DeliveryOutcome = Pick<WebhookDeliveryRow, "seq"> &
+  Required<Omit<WebhookDeliveryPatch, "claimedBy" | "claimedUntil">>;
+
 /** A pending delivery that is due, with its webhook's owner (whose share of slots it uses). */
 export type DueDelivery = WebhookDeliveryRow & { ownerId: string };
 

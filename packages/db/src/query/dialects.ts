@@ -36,6 +36,10 @@ export function sqliteDialect(clock: () => number): Dialect {
     now: () => sql`${clock()}`,
     rows: async <T>(db: QueryDb, query: SQL) =>
       (db as unknown as BetterSQLite3Database).all<T>(query),
+    run: async (db, statement) => {
+      (db as unknown as BetterSQLite3Database).run(statement);
+    },
+    rowsPerInsert: 1,
     // better-sqlite3 is synchronous: take the result at once rather than through Drizzle's promise.
     execute: <R>(statement: Prepared<R>, values: Record<string, unknown>) =>
       now(() => (statement.execute(values) as unknown as { sync(): R }).sync()),
@@ -62,6 +66,11 @@ export function pgDialect(clock?: () => number): Dialect {
     skipLocked: sql`for update skip locked`,
     now: () => (clock ? sql`${Math.round(clock())}::bigint` : serverNow),
     rows: async <T>(db: QueryDb, query: SQL) => (await db.execute(query)).rows as T[],
+    run: async (db, statement) => {
+      await db.execute(statement);
+    },
+    // A dozen or so parameters a row: far below PostgreSQL's limit of 65535 a statement.
+    rowsPerInsert: 500,
     execute: (statement, values) => statement.execute(values),
     first: async (statement, values) => (await statement.execute(values))[0],
   };

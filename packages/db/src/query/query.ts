@@ -1,4 +1,13 @@
-import { type AnyColumn, and, count, eq, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import {
+  type AnyColumn,
+  and,
+  count,
+  eq,
+  type Placeholder,
+  type SQL,
+  type SQLWrapper,
+  sql,
+} from "drizzle-orm";
 import type { NodePgDatabase } from "drizzle-orm/node-postgres";
 import type { PgTable } from "drizzle-orm/pg-core";
 import { keyset, type Page, type PageRequest, type SortDirection, toPage } from "../paging";
@@ -32,6 +41,14 @@ export interface Dialect {
   now(): SQL;
   /** The rows of a statement written in SQL. */
   rows<T>(db: QueryDb, query: SQL): Promise<T[]>;
+  /** Runs a statement written in SQL that answers no rows. */
+  run(db: QueryDb, statement: SQL): Promise<void>;
+  /**
+   * Rows a batch insert sends per statement: 1 on SQLite, which runs a prepared single-row insert
+   * per row (compiling a multi-row statement costs more than running it); a few hundred on
+   * PostgreSQL, where each statement is a round trip.
+   */
+  rowsPerInsert: number;
   /** Runs a prepared statement (SQLite: at once, synchronously, without Drizzle's promise). */
   execute<R>(statement: Prepared<R>, values: Record<string, unknown>): Promise<R>;
   /** Its first row, reading no further (SQLite steps once). */
@@ -167,6 +184,14 @@ export function selectById<T extends Paged>(
 export async function countWhere(db: QueryDb, table: PgTable, filter: SQL | undefined) {
   const [row] = await db.select({ n: count() }).from(table).where(filter);
   return row?.n ?? 0;
+}
+
+/** Values of a prepared insert: one named placeholder per column, bound from the row at run. */
+export function placeholders<K extends string>(columns: readonly K[]): Record<K, Placeholder<K>> {
+  return Object.fromEntries(columns.map((c) => [c, sql.placeholder(c)])) as Record<
+    K,
+    Placeholder<K>
+  >;
 }
 
 /** `%text%` for a `LIKE … ESCAPE '\'`, with the pattern characters in `text` taken literally. */

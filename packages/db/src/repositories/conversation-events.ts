@@ -1,7 +1,7 @@
-import { and, desc, eq, gte, lt, type Placeholder, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, gte, lt, type SQL } from "drizzle-orm";
 import type { ConversationEventRepository } from "../port/repositories";
 import type { ConversationEventFilter, ConversationEventRow } from "../port/rows";
-import { countWhere, type Executor, type Query, selectPage } from "../query/query";
+import { countWhere, type Executor, placeholders, type Query, selectPage } from "../query/query";
 
 const COLUMNS = [
   "id",
@@ -25,24 +25,44 @@ function matching({ t }: Query, filter: ConversationEventFilter): SQL | undefine
   );
 }
 
+/** Every followed event goes through this insert: prepared once per connection. */
+async function insertIfNew(q: Query, row: ConversationEventRow): Promise<boolean> {
+  const insert = q.prepared("events_insert_if_new", ({ db, t }) =>
+    db
+      .insert(t.conversationEvents)
+      .values(placeholders(COLUMNS))
+      .onConflictDoNothing()
+      .returning({ id: t.conversationEvents.id })
+      .prepare("events_insert_if_new"),
+  );
+  return (await insert.all(row)).length > 0;
+}
+
 export function createConversationEventRepository({
   read,
   write,
 }: Executor): ConversationEventRepository {
   return {
-    // Every followed event goes through this insert: prepared once per connection.
-    insertIfNew: (row) =>
+    insertIfNew: (row) => write((q) => insertIfNew(q, row)),
+    insertManyIfNew: (rows) =>
       write(async (q) => {
-        const insert = q.prepared("events_insert_if_new", ({ db, t }) => {
-          const values = Object.fromEntries(COLUMNS.map((c) => [c, sql.placeholder(c)]));
-          return db
+        const { db, t, dialect } = q;
+        const news: boolean[] = [];
+        if (dialect.rowsPerInsert === 1) {
+          for (const row of rows) news.push(await insertIfNew(q, row));
+          return news;
+        }
+        const stored = new Set<string>();
+        for (let i = 0; i < rows.length; i += dialect.rowsPerInsert) {
+          const inserted = await db
             .insert(t.conversationEvents)
-            .values(values as Record<(typeof COLUMNS)[number], Placeholder>)
+            .values(rows.slice(i, i + dialect.rowsPerInsert))
             .onConflictDoNothing()
-            .returning({ id: t.conversationEvents.id })
-            .prepare("events_insert_if_new");
-        });
-        return (await insert.all(row)).length > 0;
+            .returning({ id: t.conversationEvents.id });
+          for (const row of inserted) stored.add(row.id);
+        }
+        // A row is new when its id was stored by this call, and only its first row with that id.
+        return rows.map((row) => stored.delete(row.id));
       }),
     latest: (conversationId) =>
       read(async ({ db, t }) => {

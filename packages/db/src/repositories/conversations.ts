@@ -80,6 +80,26 @@ export function createConversationRepository({ read, write }: Executor): Convers
         });
         await activity.all({ id, ...event });
       }),
+    // The same moves as recordEventActivity's, each conversation's from its row of values.
+    recordEventActivities: (activities) =>
+      write(async ({ db, t, dialect: d }) => {
+        if (activities.length === 0) return;
+        const values = activities.map(
+          ({ id, event }) =>
+            sql`(${d.typed(id, "text")}, ${d.typed(event.eventMs, "bigint")},
+              ${d.typed(event.executionStatus, "text")}, ${d.typed(event.title, "text")})`,
+        );
+        await d.run(
+          db,
+          sql`update ${t.conversations} set
+            last_event_at = ${d.greatest(sql`coalesce(last_event_at, 0)`, sql`v.column2`)},
+            updated_at = ${d.greatest(sql`updated_at`, sql`v.column2`)},
+            execution_status = coalesce(v.column3, execution_status),
+            title = coalesce(title, v.column4)
+          from (values ${sql.join(values, sql`, `)}) as v
+          where ${t.conversations}.id = v.column1`,
+        );
+      }),
     remove: (id) =>
       write(async ({ db, t }) => {
         await db.delete(t.conversations).where(eq(t.conversations.id, id));

@@ -1,8 +1,32 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
-import { dueHeadsQuery, inPickedOrder, pendingHeadsCte } from "../due-deliveries";
+import {
+  dueHeadsQuery,
+  inPickedOrder,
+  OUTCOMES_PER_STATEMENT,
+  pendingBehindQuery,
+  pendingHeadsCte,
+  recordOutcomesStatement,
+} from "../due-deliveries";
 import type { WebhookDeliveryRepository } from "../port/repositories";
-import type { WebhookDeliveryRow } from "../port/rows";
-import { countWhere, type Executor, selectPage } from "../query/query";
+import type { NewWebhookDelivery, WebhookDeliveryRow } from "../port/rows";
+import { countWhere, type Executor, placeholders, selectPage } from "../query/query";
+
+const COLUMNS = [
+  "id",
+  "webhookId",
+  "stream",
+  "eventId",
+  "eventKind",
+  "payload",
+  "status",
+  "attempts",
+  "nextAttemptAt",
+  "lastStatusCode",
+  "lastError",
+  "createdAt",
+  "updatedAt",
+  "completedAt",
+] as const satisfies readonly (keyof NewWebhookDelivery)[];
 
 export function createWebhookDeliveryRepository({
   read,
@@ -12,6 +36,21 @@ export function createWebhookDeliveryRepository({
     insert: (row) =>
       write(async ({ db, t }) => {
         await db.insert(t.webhookDeliveries).values(row);
+      }),
+    insertMany: (rows) =>
+      write(async ({ db, t, dialect, prepared }) => {
+        const d = t.webhookDeliveries;
+        if (dialect.rowsPerInsert === 1) {
+          // Every followed event's outbox rows go through this insert: prepared once.
+          const insert = prepared("deliveries_insert", (q) =>
+            q.db.insert(d).values(placeholders(COLUMNS)).prepare("deliveries_insert"),
+          );
+          for (const row of rows) await insert.all(row);
+          return;
+        }
+        for (let i = 0; i < rows.length; i += dialect.rowsPerInsert) {
+          await db.insert(d).values(rows.slice(i, i + dialect.rowsPerInsert));
+        }
       }),
     get: (id) =>
       read(async ({ db, t }) => {
@@ -71,6 +110,19 @@ export function createWebhookDeliveryRepository({
           .returning({ seq: d.seq });
         return rows.map((row) => row.seq);
       }),
+    pendingBehind: (heads, perStream) =>
+      read(async ({ db, t, dialect }) => {
+        if (heads.length === 0 || perStream <= 0) return [];
+        const d = t.webhookDeliveries;
+        const found = await dialect.rows<{ seq: number | string }>(
+          db,
+          pendingBehindQuery(d, heads, perStream),
+        );
+        // PostgreSQL's int8 comes back as text.
+        const seqs = found.map((row) => Number(row.seq));
+        if (seqs.length === 0) return [];
+        return db.select().from(d).where(inArray(d.seq, seqs)).orderBy(d.seq);
+      }),
     /** Records an attempt's outcome; the claim ends with it. */
     update: (seq, patch) =>
       write(async ({ db, t }) => {
@@ -79,6 +131,13 @@ export function createWebhookDeliveryRepository({
           .update(d)
           .set({ claimedBy: null, claimedUntil: null, ...patch })
           .where(eq(d.seq, seq));
+      }),
+    recordOutcomes: (outcomes, holder) =>
+      write(async ({ db, t, dialect }) => {
+        for (let i = 0; i < outcomes.length; i += OUTCOMES_PER_STATEMENT) {
+          const chunk = outcomes.slice(i, i + OUTCOMES_PER_STATEMENT);
+          await dialect.run(db, recordOutcomesStatement(t.webhookDeliveries, chunk, holder));
+        }
       }),
     search: (filter, page) =>
       read(({ db, t }) => {

@@ -1,5 +1,12 @@
-import type { ConversationRow, EventActivity, Repositories, WebhookRow } from "@sandbox-server/db";
-import { queueDeliveries } from "../../webhooks/service/queue-deliveries";
+import type {
+  ConversationEventRow,
+  ConversationRow,
+  EventActivity,
+  NewWebhookDelivery,
+  Repositories,
+  WebhookRow,
+} from "@sandbox-server/db";
+import { deliveriesFor } from "../../webhooks/service/queue-deliveries";
 import type { IncomingEvent } from "../contracts";
 import type { IngestDeps } from "../ingest-deps";
 import { eventActivity, mergeActivity } from "./conversation-metadata";
@@ -15,20 +22,22 @@ export interface EventToRecord {
  * every matching webhook, all in one transaction: events are stored with their outbox rows or not
  * at all. A resent event (same id) changes nothing. Returns, per event, whether it was new.
  *
- * The batch costs the loop once per conversation and owner, not once per event: each
- * conversation's record is updated once with its new events' activity merged in order (the same
- * record as one update per event), and each owner's webhooks are read once.
+ * The batch costs a few statements, not a few per event: its events are inserted together, then
+ * their outbox rows together, and the conversations' records in one write, each with its new
+ * events' activity merged in order (the same record as one update per event); each owner's
+ * webhooks are read once.
  */
 export async function recordEvents(deps: IngestDeps, items: EventToRecord[]): Promise<boolean[]> {
   let queued = 0;
   const stored = await deps.transaction(async (tx) => {
-    const news: boolean[] = [];
+    const news = await tx.conversationEvents.insertManyIfNew(
+      items.map((item) => eventRow(deps, item)),
+    );
     const activity = new Map<string, EventActivity>();
     const hooksOf = new Map<string, WebhookRow[]>();
-    for (const item of items) {
-      const isNew = await insertEvent(deps, tx, item);
-      news.push(isNew);
-      if (!isNew) continue;
+    const deliveries: NewWebhookDelivery[] = [];
+    for (const [i, item] of items.entries()) {
+      if (!news[i]) continue;
       const { conversation, event, timestampUs } = item;
       const next = eventActivity(event, Math.floor(timestampUs / 1000));
       const before = activity.get(conversation.id);
@@ -38,9 +47,14 @@ export async function recordEvents(deps: IngestDeps, items: EventToRecord[]): Pr
         hooks = await tx.webhooks.listByOwner(conversation.ownerId);
         hooksOf.set(conversation.ownerId, hooks);
       }
-      if (hooks.length > 0) queued += await queueEvent(deps, tx, item, hooks);
+      if (hooks.length > 0) deliveries.push(...(await eventDeliveries(deps, tx, item, hooks)));
     }
-    for (const [id, merged] of activity) await tx.conversations.recordEventActivity(id, merged);
+    // In event order: each stream's outbox rows are queued as its events came.
+    await tx.webhookDeliveries.insertMany(deliveries);
+    queued = deliveries.length;
+    await tx.conversations.recordEventActivities(
+      [...activity].map(([id, event]) => ({ id, event })),
+    );
     return news;
   });
   const now = deps.now();
@@ -56,13 +70,12 @@ export async function recordEvents(deps: IngestDeps, items: EventToRecord[]): Pr
   return stored;
 }
 
-/** One event's row, inside the caller's transaction; false when its id is already stored. */
-function insertEvent(
+/** One event's row. */
+function eventRow(
   deps: IngestDeps,
-  tx: Repositories,
   { conversation, event, timestampUs }: EventToRecord,
-): Promise<boolean> {
-  return tx.conversationEvents.insertIfNew({
+): ConversationEventRow {
+  return {
     id: event.id,
     conversationId: conversation.id,
     ownerId: conversation.ownerId,
@@ -72,17 +85,17 @@ function insertEvent(
     source: event.source,
     body: event,
     receivedAt: deps.now(),
-  });
+  };
 }
 
-/** The event's outbox rows for the owner's matching webhooks (`hooks`); how many. */
-function queueEvent(
+/** The event's outbox rows for the owner's matching webhooks (`hooks`). */
+function eventDeliveries(
   deps: IngestDeps,
   tx: Repositories,
   { conversation, event }: EventToRecord,
   hooks: WebhookRow[],
-): Promise<number> {
-  return queueDeliveries(
+): Promise<NewWebhookDelivery[]> {
+  return deliveriesFor(
     deps,
     {
       ownerId: conversation.ownerId,

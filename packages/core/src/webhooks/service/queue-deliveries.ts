@@ -1,4 +1,4 @@
-import type { Repositories, WebhookRow } from "@sandbox-server/db";
+import type { NewWebhookDelivery, Repositories, WebhookRow } from "@sandbox-server/db";
 import type { CoreDeps } from "../../deps";
 import { newId } from "../../shared/ids";
 import type { WebhookPayload } from "../contracts";
@@ -14,47 +14,61 @@ export interface Occurrence {
 /**
  * Writes one outbox row per matching webhook of the owner. Pass the transaction's repositories
  * (`repos`), so the occurrence and its outbox rows are committed together or not at all. Returns
- * the row count. `ownerHooks`, when given, are the owner's webhooks as read in that transaction
- * (a batch of events reads them once per owner, not once per event).
+ * the row count.
  */
 export async function queueDeliveries(
   deps: Pick<CoreDeps, "repos" | "now">,
   occurrence: Occurrence,
   repos: Repositories = deps.repos,
-  ownerHooks?: WebhookRow[],
 ): Promise<number> {
-  const candidates = ownerHooks ?? (await repos.webhooks.listByOwner(occurrence.ownerId));
-  if (candidates.length === 0) return 0;
+  const rows = await deliveriesFor(
+    deps,
+    occurrence,
+    repos,
+    await repos.webhooks.listByOwner(occurrence.ownerId),
+  );
+  await repos.webhookDeliveries.insertMany(rows);
+  return rows.length;
+}
+
+/**
+ * The outbox rows of an occurrence, one per webhook of `ownerHooks` (the owner's webhooks, as read
+ * in the caller's transaction) that wants it; the caller inserts them (a batch of events inserts
+ * all of theirs at once).
+ */
+export async function deliveriesFor(
+  deps: Pick<CoreDeps, "now">,
+  occurrence: Occurrence,
+  repos: Repositories,
+  ownerHooks: WebhookRow[],
+): Promise<NewWebhookDelivery[]> {
   const hooks: WebhookRow[] = [];
-  for (const hook of candidates) {
+  for (const hook of ownerHooks) {
     if (
       wantsKind(hook, occurrence.payload.kind) &&
       (await inScope(repos, hook, occurrence.payload))
     )
       hooks.push(hook);
   }
-  if (hooks.length === 0) return 0;
+  if (hooks.length === 0) return [];
   const body = JSON.stringify(occurrence.payload);
   const now = deps.now();
-  for (const hook of hooks) {
-    await repos.webhookDeliveries.insert({
-      id: newId("whd"),
-      webhookId: hook.id,
-      stream: occurrence.stream,
-      eventId: occurrence.payload.event_id,
-      eventKind: occurrence.payload.kind,
-      payload: body,
-      status: "pending",
-      attempts: 0,
-      nextAttemptAt: now,
-      lastStatusCode: null,
-      lastError: null,
-      createdAt: now,
-      updatedAt: now,
-      completedAt: null,
-    });
-  }
-  return hooks.length;
+  return hooks.map((hook) => ({
+    id: newId("whd"),
+    webhookId: hook.id,
+    stream: occurrence.stream,
+    eventId: occurrence.payload.event_id,
+    eventKind: occurrence.payload.kind,
+    payload: body,
+    status: "pending",
+    attempts: 0,
+    nextAttemptAt: now,
+    lastStatusCode: null,
+    lastError: null,
+    createdAt: now,
+    updatedAt: now,
+    completedAt: null,
+  }));
 }
 
 function wantsKind(hook: WebhookRow, kind: string): boolean {
