@@ -24,19 +24,8 @@ describe("a warm-pool member's warm-up", () => {
     const conversations = async () =>
       (await fetch(`${url}/api/conversations/count`, { headers })).json();
 
-    const answers: number[] = [];
-    const request = t.deps.agents.request.bind(t.deps.agents);
-    t.deps.agents.request = async (...args) => {
-      const answer = await request(...args);
-      answers.push(answer.status);
-      return answer;
-    };
-    try {
-      await warmUp(t.deps, row);
-    } finally {
-      t.deps.agents.request = request;
-    }
-    expect(answers).toEqual([422, 422]);
+    // Refused, all three: the calls as invalid, the socket's conversation as unknown.
+    expect(await warmUp(t.deps, row)).toEqual({ answers: [422, 422], socketClose: 4004 });
     expect(await conversations()).toBe(0);
 
     // The create's shape with both fields in range is accepted: its refusal is theirs alone.
