@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import WebSocket from "ws";
 import type { ControlPlane, Json } from "../lib/control-plane";
 import type { BenchContext, FigureResult, Row } from "../lib/figure";
 import { ms } from "../lib/figure";
@@ -23,7 +24,13 @@ const POOL_WAIT_MS = 60_000;
  * RUNNING, its warm-up call) are over, so the run measures a claim, not a claim racing a start.
  */
 const POOL_SETTLE_MS = 500;
-/** The client's poll for the reply: its interval bounds what polling adds to a run. */
+/**
+ * How the client learns of the reply: `socket` (default), the conversation's events socket on
+ * the agent server, opened once the create is answered (past events, then each as it is stored);
+ * `poll`, its events search every POLL_MS, each poll a request the agent server answers while
+ * the agent works.
+ */
+const READ = process.env.BENCH_FIRST_REPLY_READ === "poll" ? "poll" : "socket";
 const POLL_MS = 2;
 
 type Variant = "cold" | "warm";
@@ -47,8 +54,7 @@ interface Run {
 
 /**
  * Figure 4: POST /app-conversations with a shell-agent `initial_message` (run: true) → the
- * agent's reply (a MessageEvent from the agent) readable on the agent server, polled every
- * POLL_MS. Cold: each conversation starts its sandbox. Warm: the server keeps WARM_POOL_SIZE
+ * agent's reply (a MessageEvent from the agent) readable on the agent server (READ). Cold: each conversation starts its sandbox. Warm: the server keeps WARM_POOL_SIZE
  * pre-started sandboxes and each conversation claims one (a run starts once the pool is full
  * again). Each run is preceded by one of the floor, a bare `node` HTTP server spawned and asked
  * once, so that the machine's mood of the moment weighs on both alike; the ratio of the medians
@@ -88,10 +94,15 @@ export async function firstReply(ctx: BenchContext): Promise<FigureResult> {
   );
   return {
     key: "conversation_first_reply",
-    data: { runs_per_cell: RUNS, warm_pool_size: WARM_POOL_SIZE, poll_ms: POLL_MS, ...data },
+    data: {
+      runs_per_cell: RUNS,
+      warm_pool_size: WARM_POOL_SIZE,
+      reply_read_by: READ === "poll" ? `poll every ${POLL_MS} ms` : "events socket",
+      ...data,
+    },
     rows,
     notes: [
-      `**Conversation create → first agent reply**: POST /app-conversations with a shell agent and \`initial_message\` \`echo …\` (run: true) until the agent's reply is readable on the agent server (polled every ${POLL_MS} ms); cold starts a sandbox per conversation, warm claims one of WARM_POOL_SIZE=${WARM_POOL_SIZE} (each run once the pool is full again). The floor, measured before every run, is a bare \`node\` HTTP server's spawn → first answer; the targets are ratios to it because the machine's load moves both. Phases: request → sandbox RUNNING or claimed (the control plane's record, ms precision) → conversation created on the agent server → the agent's command started → command done → reply stored → reply read by the client.`,
+      `**Conversation create → first agent reply**: POST /app-conversations with a shell agent and \`initial_message\` \`echo …\` (run: true) until the agent's reply is readable on the agent server (${READ === "poll" ? `polled every ${POLL_MS} ms` : "read from its events socket, opened once the create is answered"}); cold starts a sandbox per conversation, warm claims one of WARM_POOL_SIZE=${WARM_POOL_SIZE} (each run once the pool is full again). The floor, measured before every run, is a bare \`node\` HTTP server's spawn → first answer; the targets are ratios to it because the machine's load moves both. Phases: request → sandbox RUNNING or claimed (the control plane's record, ms precision) → conversation created on the agent server → the agent's command started → command done → reply stored → reply read by the client.`,
     ],
   };
 }
@@ -121,19 +132,53 @@ export async function createToFirstReply(cp: ControlPlane, expected: string, poo
   return { total, answered, fromPool: pool.includes(conv.sandbox_id), phases };
 }
 
-/** Polls the agent server until the agent's reply is there; the moment it was read (epoch ms). */
-async function waitForAgentReply(conv: Json, expected: string): Promise<number> {
+/** The moment (epoch ms) the agent's reply was read on the agent server. */
+function waitForAgentReply(conv: Json, expected: string): Promise<number> {
+  return READ === "poll" ? pollForAgentReply(conv, expected) : socketAgentReply(conv, expected);
+}
+
+const isReply = (event: Json, expected: string) =>
+  event?.kind === "MessageEvent" &&
+  event.source === "agent" &&
+  JSON.stringify(event).includes(expected);
+
+async function pollForAgentReply(conv: Json, expected: string): Promise<number> {
   const deadline = Date.now() + 30_000;
   const url = `${conv.conversation_url}/events/search?kind=MessageEvent&source=agent&limit=10`;
   while (Date.now() < deadline) {
     const res = await fetch(url, { headers: { "x-session-api-key": conv.session_api_key } });
     const page = (await res.json()) as { items: Json[] };
-    if (page.items.some((e) => JSON.stringify(e).includes(expected))) {
+    if (page.items.some((e) => isReply(e, expected))) {
       return performance.timeOrigin + performance.now();
     }
     await sleep(POLL_MS);
   }
   throw new Error(`no agent reply in conversation ${conv.id}`);
+}
+
+function socketAgentReply(conv: Json, expected: string): Promise<number> {
+  const url = String(conv.conversation_url);
+  const base = url.slice(0, url.indexOf("/api/conversations/")).replace(/^http/, "ws");
+  const socket = new WebSocket(`${base}/sockets/events/${conv.id}?resend_mode=all`, {
+    headers: { "X-Session-API-Key": conv.session_api_key },
+    perMessageDeflate: false,
+  });
+  return new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      socket.terminate();
+      reject(new Error(`no agent reply in conversation ${conv.id}`));
+    }, 30_000);
+    socket.on("message", (data) => {
+      if (!isReply(JSON.parse(String(data)), expected)) return;
+      clearTimeout(timer);
+      resolve(performance.timeOrigin + performance.now());
+      socket.close();
+    });
+    socket.on("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+  });
 }
 
 /** Each phase's length in ms, from the control plane's and the agent server's records. */
@@ -221,7 +266,7 @@ function rowsOf(variant: Variant, runtime: RuntimeKind, entry: Entry): Row[] {
       figure,
       runtime,
       measure: `${variant}: where the time goes, p50 of each phase`,
-      value: PHASES.map((phase) => `${phase} ${ms(phases[phase].median)}`).join(" · "),
+      value: `${PHASES.map((phase) => `${phase} ${ms(phases[phase].median)}`).join(" · ")} (the 201 after ${ms(entry.create_answered_ms?.median ?? Number.NaN)})`,
     },
   ];
 }
