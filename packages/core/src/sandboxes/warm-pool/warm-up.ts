@@ -6,10 +6,11 @@ import type { CoreDeps } from "../../deps";
  * first conversation would load or compile happens before anyone waits for it: a rotation without
  * a key (422; the key check loads node:crypto, ~10 ms), then a conversation create of a claim's
  * shape refused for its id and `max_iterations` (422; the agent server loads its API — zod, the
- * contracts, the agents — and compiles the create's validation, ~3 times a later create's CPU);
+ * contracts, the agents — and compiles the create's validation, the most of a first create's CPU);
  * then an events socket for a conversation that does not exist (closed 4004; the agent server
  * loads its WebSocket server, which the control plane's first follow of a conversation would
- * otherwise wait for while the agent runs). A failure here is found by the claim.
+ * otherwise wait for while the agent runs). A member holds that memory from then on, as any
+ * sandbox does after its first call. A failure here is found by the claim.
  */
 export async function warmUp(
   deps: CoreDeps,
