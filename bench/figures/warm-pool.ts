@@ -1,13 +1,10 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import path from "node:path";
-import type { ControlPlane, Json } from "../lib/control-plane";
-import { instanceId, managedSandboxIds } from "../lib/docker";
+import type { Json } from "../lib/control-plane";
 import type { BenchContext, FigureResult, Row } from "../lib/figure";
 import { ms } from "../lib/figure";
-import { listeningPid } from "../lib/proc";
-import { medianOf, perRuntime, RUNTIMES, type RuntimeKind } from "../lib/runtimes";
+import { medianOf, perRuntime, RUNTIMES } from "../lib/runtimes";
 import { waitForStatus } from "../lib/sandboxes";
 import { since, sleep, summarize } from "../lib/stats";
+import { waitForPool } from "../lib/warm-pool";
 import { skipText } from "./sandbox-start";
 
 const POOL = 2;
@@ -97,44 +94,4 @@ export async function warmPool(ctx: BenchContext): Promise<FigureResult> {
   });
   ctx.log(`warm pool: ${rows.map((r) => `${r.runtime} ${r.value}`).join("; ")}`);
   return { key: "warm_pool_claim", data, rows };
-}
-
-/**
- * Sandbox ids that are ready on the runtime but unknown to the admin's API listing: the pool.
- * Waits until there are at least `want` of them or `timeoutMs` passed; returns what it saw last.
- */
-async function waitForPool(
-  cp: ControlPlane,
-  runtime: RuntimeKind,
-  want: number,
-  timeoutMs: number,
-): Promise<string[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const listed = await cp.api("GET", "/api/v1/sandboxes/search?limit=100");
-    const known = new Set<string>((listed.body?.items ?? []).map((s: Json) => s.id as string));
-    const ready = await readyOnRuntime(cp, runtime);
-    const pool = ready.filter((id) => !known.has(id));
-    if (pool.length >= want || Date.now() > deadline) return pool;
-    await sleep(50);
-  }
-}
-
-async function readyOnRuntime(cp: ControlPlane, runtime: RuntimeKind): Promise<string[]> {
-  if (runtime === "docker") {
-    const instance = instanceId(cp.dataDir);
-    return instance ? managedSandboxIds(instance) : [];
-  }
-  const root = path.join(cp.dataDir, "sandboxes");
-  if (!existsSync(root)) return [];
-  return readdirSync(root).filter((id) => {
-    try {
-      const state = JSON.parse(readFileSync(path.join(root, id, "sandbox.json"), "utf8")) as {
-        port?: number;
-      };
-      return typeof state.port === "number" && listeningPid(state.port) !== null;
-    } catch {
-      return false;
-    }
-  });
 }

@@ -125,3 +125,48 @@ export function commandLine(pid: number): string {
     return "";
   }
 }
+
+/** The children of a process (of all its threads), from /proc/<pid>/task/<tid>/children. */
+function childrenOf(pid: number): number[] {
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+  return tasks.flatMap((tid) => {
+    try {
+      return readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8")
+        .split(" ")
+        .filter(Boolean)
+        .map(Number);
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** A process and every process below it, parents first. */
+export function processTree(pid: number): number[] {
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) tree.push(...childrenOf(tree[i] ?? 0));
+  return tree;
+}
+
+/** Every process whose command line has `marker` as one of its arguments, by that argument's successor. */
+export function processesByArgument(marker: string): Map<string, number> {
+  const found = new Map<string, number>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let argv: string[];
+    try {
+      argv = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
+    } catch {
+      continue;
+    }
+    const at = argv.indexOf(marker);
+    const value = at === -1 ? undefined : argv[at + 1];
+    if (value !== undefined) found.set(value, Number(entry));
+  }
+  return found;
+}

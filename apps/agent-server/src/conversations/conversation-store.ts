@@ -56,6 +56,11 @@ export class ConversationStore {
     return conversation;
   }
 
+  /** Writes every change still waiting to be saved. */
+  flush(): void {
+    for (const conversation of this.conversations.values()) conversation.flush();
+  }
+
   remove(conversation: Conversation): void {
     conversation.markRemoved();
     this.conversations.delete(conversation.id);

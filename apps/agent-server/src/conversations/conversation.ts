@@ -40,6 +40,7 @@ export class Conversation {
   private readonly byId = new Map<string, AgentEvent>();
   private readonly subscribers = new Set<Subscriber>();
   private removed = false;
+  private savePending = false;
 
   constructor(
     readonly dir: string,
@@ -114,7 +115,7 @@ export class Conversation {
       key: "execution_status",
       value: status,
     });
-    this.save();
+    this.saveSoon();
   }
 
   update(fields: Partial<Pick<ConversationInfo, "title" | "tags" | "stats">>): void {
@@ -141,8 +142,28 @@ export class Conversation {
   }
 
   save(): void {
+    this.savePending = false;
     if (this.removed) return;
     writeMeta(this.dir, this.meta);
+  }
+
+  /**
+   * Saves at the end of this turn of the event loop, once, whatever changed meanwhile: a run's
+   * start changes the status and then the cursor (saved at once, before the command runs) in
+   * the same turn, and each save is a file written and renamed, which a busy disk makes slow.
+   * The status is in the event log already.
+   */
+  private saveSoon(): void {
+    if (this.savePending) return;
+    this.savePending = true;
+    setImmediate(() => {
+      if (this.savePending) this.save();
+    });
+  }
+
+  /** Saves a change still waiting for the end of the turn (shutdown). */
+  flush(): void {
+    if (this.savePending) this.save();
   }
 }
 

@@ -93,13 +93,19 @@ async function startConversation(
 ): Promise<CreatedConversation> {
   const deadline = deps.now() + deps.config.conversationStartTimeoutMs;
   const ownSandbox = !input.sandbox_id;
-  // A sandbox started here is named on the task in the transaction that records it: a control
-  // plane killed from then on leaves a task that says which sandbox to remove.
+  // A sandbox started here is named on the task, which then waits for it, in the transaction
+  // that records it: a control plane killed from then on leaves a task that says which sandbox
+  // to remove.
+  let linked: StartTaskRow | undefined;
   const linkToTask: SandboxLink = async (tx, sandboxId) => {
-    await tx.startTasks.update(id, { sandboxId, updatedAt: deps.now() });
+    linked = await tx.startTasks.update(id, {
+      status: "WAITING_FOR_SANDBOX",
+      sandboxId,
+      updatedAt: deps.now(),
+    });
   };
-  const sandboxId = input.sandbox_id
-    ? (await findOwnedSandbox(deps, ownerId, input.sandbox_id)).id
+  const found = input.sandbox_id
+    ? await findOwnedSandbox(deps, ownerId, input.sandbox_id)
     : (
         await startSandbox(
           deps,
@@ -107,18 +113,30 @@ async function startConversation(
           { sandbox_spec_id: input.sandbox_spec_id ?? undefined },
           linkToTask,
         )
-      ).row.id;
+      ).row;
+  const sandboxId = found.id;
   const report = (task: StartTaskRow | undefined) => task && onTask(task);
   try {
-    report(await moveStartTask(deps, id, "WAITING_FOR_SANDBOX", { sandboxId }));
-    const sandbox = await waitUntilRunning(deps, sandboxId, deadline);
-    report(
-      await moveStartTask(deps, id, "STARTING_CONVERSATION", {
+    report(linked ?? (await moveStartTask(deps, id, "WAITING_FOR_SANDBOX", { sandboxId })));
+    // A warm-pool claim (or a caller's running sandbox) needs no wait.
+    const sandbox =
+      found.status === "RUNNING" && found.agentServerUrl
+        ? found
+        : await waitUntilRunning(deps, sandboxId, deadline);
+    const agent = input.agent ?? DEFAULT_AGENT;
+    // The request goes first and the task's move is stored while the agent server creates the
+    // conversation; both are settled before either's failure is acted on, so that a failed
+    // create's ERROR is the task's last write.
+    const [created, moved] = await Promise.allSettled([
+      createOnAgentServer(deps, sandbox, id, agent, input, deadline),
+      moveStartTask(deps, id, "STARTING_CONVERSATION", {
         agentServerUrl: sandbox.agentServerUrl,
       }),
-    );
-    const agent = input.agent ?? DEFAULT_AGENT;
-    const info = await createOnAgentServer(deps, sandbox, id, agent, input, deadline);
+    ]);
+    if (moved.status === "rejected") throw moved.reason;
+    if (created.status === "rejected") throw created.reason;
+    report(moved.value);
+    const info = created.value;
     const { row, task } = await recordConversation(deps, {
       id,
       ownerId,

@@ -12,6 +12,8 @@ import { isPoolMember, newSessionKey, POOL_OWNER_ID, poolState } from "./pool-st
 
 /** How long a claim waits for the pool sandbox's agent server to take the new key. */
 const ROTATE_TIMEOUT_MS = 2_000;
+/** More than the largest pool (WARM_POOL_SIZE ≤ 64) holds, refills and surplus included. */
+const MAX_MEMBERS_READ = 200;
 
 /**
  * A RUNNING pool sandbox of the spec, handed to `ownerId` under a session key nobody has seen,
@@ -31,12 +33,20 @@ export async function claimWarmSandbox(
   if (input.env && Object.keys(input.env).length > 0) return undefined;
   const canSetEgress = deps.runtime.setEgressPolicy !== undefined;
   const { taken } = poolState(deps);
-  const members = (await deps.repos.sandboxes.listByStatus(["RUNNING"])).filter(
-    (row) =>
-      isPoolMember(row, deps) &&
-      row.specId === spec.id &&
-      (canSetEgress || sameEgressPolicy(row.network, input.network)),
+  // The pool's own rows only: a claim reads (and decrypts the keys of) a few, not every RUNNING
+  // one. Oldest first (the page is newest first): the one whose warm-up is surely over.
+  const running = await deps.repos.sandboxes.search(
+    { ownerId: POOL_OWNER_ID, status: "RUNNING", specId: spec.id },
+    { limit: MAX_MEMBERS_READ },
   );
+  const members = running.items
+    .reverse()
+    .filter(
+      (row) =>
+        isPoolMember(row, deps) &&
+        row.specId === spec.id &&
+        (canSetEgress || sameEgressPolicy(row.network, input.network)),
+    );
   for (const member of members) {
     if (taken.has(member.id)) continue;
     taken.add(member.id);

@@ -8,6 +8,7 @@ import { specEgressPolicy } from "../service/egress-policy";
 import { createSandbox } from "../service/start-sandbox";
 import { retireWarmSandbox } from "./evict";
 import { isPoolMember, POOL_OWNER_ID, poolState } from "./pool-state";
+import { warmUp } from "./warm-up";
 
 const LIVE = new Set(["STARTING", "RUNNING"]);
 
@@ -53,12 +54,14 @@ async function refill(deps: CoreDeps): Promise<void> {
         { network: specEgressPolicy(spec) },
         1,
       );
-      ready.then(warmUp(deps)).catch((error: unknown) => {
-        deps.log.error(
-          { sandboxId: row.id, reason: errorMessage(error) },
-          "warm sandbox start failed",
-        );
-      });
+      ready
+        .then((started) => warmUp(deps, started))
+        .catch((error: unknown) => {
+          deps.log.error(
+            { sandboxId: row.id, reason: errorMessage(error) },
+            "warm sandbox start failed",
+          );
+        });
     } catch (error) {
       // At the limit (less the slot kept free) the pool waits; anything else is logged.
       if (!(error instanceof AppError && error.code === "SANDBOX_LIMIT_REACHED")) {
@@ -96,23 +99,4 @@ function keepConnected(deps: CoreDeps, live: readonly SandboxRow[]): void {
       .catch(() => undefined);
   }
   for (const id of probed.keys()) if (!running.has(id)) probed.delete(id);
-}
-
-/**
- * One authenticated call that changes nothing (a rotation without a key: 422), so the agent
- * server has loaded what a claim's rotation needs (its key check loads node:crypto on first use,
- * ~10 ms) before anyone waits for it. A failure here is found by the claim.
- */
-function warmUp(deps: CoreDeps) {
-  return async (row: SandboxRow | undefined): Promise<void> => {
-    if (row?.status !== "RUNNING" || !row.agentServerUrl) return;
-    await deps.agents
-      .request(row.agentServerUrl, row.sessionApiKey, {
-        method: "POST",
-        path: "/api/session-keys",
-        body: "{}",
-        timeoutMs: 2_000,
-      })
-      .catch(() => undefined);
-  };
 }

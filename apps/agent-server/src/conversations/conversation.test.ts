@@ -1,0 +1,60 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { silentLogger } from "../logger";
+import { Conversation, type ConversationMeta, META_FILE, writeMeta } from "./conversation";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function stored(): { conversation: Conversation; read: () => ConversationMeta } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "conversation-meta-"));
+  dirs.push(dir);
+  const now = new Date().toISOString();
+  const meta: ConversationMeta = {
+    info: {
+      id: "0b9c5c1e-8d1e-4d4e-9a51-5f0e7f5c2a10",
+      agent: { kind: "shell" },
+      workspace: { working_dir: dir },
+      execution_status: "idle",
+      title: null,
+      tags: {},
+      created_at: now,
+      updated_at: now,
+      max_iterations: 500,
+      stats: { usage_to_metrics: {} },
+    },
+    cursor: 0,
+  };
+  writeMeta(dir, meta);
+  return {
+    conversation: new Conversation(dir, meta, silentLogger),
+    read: () => JSON.parse(fs.readFileSync(path.join(dir, META_FILE), "utf8")),
+  };
+}
+
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+describe("a conversation's meta.json", () => {
+  it("has a status change by the event loop's next turn, and a cursor move at once", async () => {
+    const { conversation, read } = stored();
+    conversation.setStatus("running");
+    await nextTurn();
+    expect(read().info.execution_status).toBe("running");
+
+    conversation.setStatus("finished");
+    conversation.advanceCursor(1);
+    // The cursor is written before the agent acts on it, with every change made before it.
+    expect(read()).toMatchObject({ cursor: 1, info: { execution_status: "finished" } });
+  });
+
+  it("has a change still waiting for the turn's end once flushed", () => {
+    const { conversation, read } = stored();
+    conversation.setStatus("paused");
+    conversation.flush();
+    expect(read().info.execution_status).toBe("paused");
+  });
+});
