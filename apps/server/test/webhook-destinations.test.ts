@@ -191,13 +191,18 @@ describe("registering a destination", () => {
       key: open.alice,
     });
     const agentServer = new URL(sandbox.body.agent_server_url as string);
+    // An agent server on the host's loopback (Docker, pasta) is refused as an agent server; one at
+    // its namespace's veth address is in reserved space, which is never a destination.
+    const onLoopback = agentServer.hostname === "127.0.0.1";
     const refused: Array<[string, RegExp]> = [
       [`${open.t.url}/api/v1/webhooks`, /control plane/],
       [`http://localhost:${controlPlane}/`, /control plane/],
       [`http://[::ffff:127.0.0.1]:${controlPlane}/`, /control plane/],
       [`http://127.0.0.2:${controlPlane}/`, /control plane/],
-      [`${agentServer.origin}/api/conversations`, /agent server/],
-      [`http://localhost:${agentServer.port}/`, /agent server/],
+      [`${agentServer.origin}/api/conversations`, onLoopback ? /agent server/ : /reserved address/],
+      ...(onLoopback
+        ? ([[`http://localhost:${agentServer.port}/`, /agent server/]] as Array<[string, RegExp]>)
+        : []),
       ["http://169.254.169.254/latest/meta-data/", /metadata/],
       ["http://[fd00:ec2::254]/", /metadata/],
       ["http://metadata.google.internal/", /metadata/],
@@ -243,15 +248,17 @@ describe("connecting to a destination", () => {
     const sandbox = await open.t.api("GET", `/api/v1/sandboxes/${open.sandboxId}`, {
       key: open.alice,
     });
-    const targets = {
-      "cp.test": portOf(open.t.url),
-      "agent.test": new URL(sandbox.body.agent_server_url as string).port,
+    const agentServer = new URL(sandbox.body.agent_server_url as string);
+    // Each name is registered while it resolves to a public address, then points at the target.
+    const targets: Record<string, { address: string; port: string }> = {
+      "cp.test": { address: "127.0.0.1", port: portOf(open.t.url) },
+      "agent.test": { address: agentServer.hostname, port: agentServer.port },
     };
     const hooks: string[] = [];
-    for (const [name, port] of Object.entries(targets)) {
+    for (const [name, { address, port }] of Object.entries(targets)) {
       names.set(name, [PUBLIC]);
       hooks.push(await registered(open, `http://${name}:${port}/hook`));
-      names.set(name, ["127.0.0.1"]);
+      names.set(name, [address]);
     }
     await bounce(open);
     for (const hook of hooks) {
