@@ -321,15 +321,19 @@ describe("agent servers", () => {
     );
   });
 
-  it("agent servers listen on 127.0.0.1 or their own veth address only, the control plane on 127.0.0.1", async () => {
+  it("agent servers listen on 127.0.0.1 or their own veth address only, the control plane on 127.0.0.1 and the host ends of the pairs", async () => {
     const sandboxes = [aliceConv.sandbox_id, aliceSandbox.id, bobConv.sandbox_id];
+    // The host's end of each pair: the sandbox's resolver and egress proxy (ADR 0030, 0031).
+    const hostEnds: string[] = [];
     for (const id of sandboxes) {
       const sockets = listeningSockets(await agentServerPid(server.dataDir, id));
       // A namespace's veth address, which only the host reaches (ADR 0030).
       const state = JSON.parse(
         readFileSync(path.join(server.dataDir, "sandboxes", id, "sandbox.json"), "utf8"),
       );
-      const own = ["127.0.0.1", state.network?.address].filter(Boolean);
+      const address: string | undefined = state.network?.address ?? undefined;
+      if (address) hostEnds.push(hostEndOf(address));
+      const own = ["127.0.0.1", address].filter(Boolean);
       expect(sockets.length, id).toBeGreaterThan(0);
       expect(
         sockets.filter((s) => !own.includes(s.address)),
@@ -338,7 +342,9 @@ describe("agent servers", () => {
     }
     const own = listeningSockets(server.pid);
     expect(own.length).toBeGreaterThan(0);
-    expect(own.filter((s) => s.address !== "127.0.0.1")).toEqual([]);
+    expect(own.filter((s) => s.address !== "127.0.0.1" && !hostEnds.includes(s.address))).toEqual(
+      [],
+    );
   });
 
   it("keeps session keys in files only its owner can read", () => {
@@ -390,3 +396,10 @@ describe("logs", () => {
     }
   });
 });
+
+/** The host's end of a sandbox's /30 veth pair: the address just below the sandbox's own. */
+function hostEndOf(address: string): string {
+  const octets = address.split(".").map(Number);
+  octets[3] = (octets[3] ?? 0) - 1;
+  return octets.join(".");
+}

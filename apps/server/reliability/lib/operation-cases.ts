@@ -105,8 +105,16 @@ export interface ValidIds {
 function renderPath(op: Operation, ids: ValidIds, override?: [string, string]): string {
   let path = op.path;
   for (const p of op.parameters.filter((x) => x.in === "path")) {
+    // A numeric parameter (a port) gets a valid number, so that the case is decided by the other.
+    const numeric = p.schema.type === "integer" || p.schema.type === "number";
     const value =
-      override?.[0] === p.name ? override[1] : p.schema.format === "uuid" ? ids.uuid : ids.other;
+      override?.[0] === p.name
+        ? override[1]
+        : numeric
+          ? String(p.schema.minimum ?? 1)
+          : p.schema.format === "uuid"
+            ? ids.uuid
+            : ids.other;
     path = path.replace(`{${p.name}}`, encodeURIComponent(value));
   }
   return path;
@@ -203,7 +211,8 @@ export function badRequests(
           expect: [422],
         })),
       );
-      if (s.format !== "uuid") {
+      // A number has no "unknown" spelling: what is not one is bad input (above).
+      if (s.format !== "uuid" && s.type !== "integer" && s.type !== "number") {
         const unknown = fc
           .string({ minLength: 1, maxLength: s.maxLength ?? 64, unit: "grapheme" })
           // The server takes the raw (still percent-encoded) path segment as the id.
