@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { appRouter } from "@sandbox-server/core";
+import { hostAddressOf } from "@sandbox-server/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { socketOutcome } from "./lib/agent-socket";
 import { type ApiResponse, isErrorBody, rawRequest } from "./lib/api";
@@ -332,7 +333,7 @@ describe("agent servers", () => {
         readFileSync(path.join(server.dataDir, "sandboxes", id, "sandbox.json"), "utf8"),
       );
       const address: string | undefined = state.network?.address ?? undefined;
-      if (address) hostEnds.push(hostEndOf(address));
+      if (address) hostEnds.push(hostAddressOf(address));
       const own = ["127.0.0.1", address].filter(Boolean);
       expect(sockets.length, id).toBeGreaterThan(0);
       expect(
@@ -396,10 +397,3 @@ describe("logs", () => {
     }
   });
 });
-
-/** The host's end of a sandbox's /30 veth pair: the address just below the sandbox's own. */
-function hostEndOf(address: string): string {
-  const octets = address.split(".").map(Number);
-  octets[3] = (octets[3] ?? 0) - 1;
-  return octets.join(".");
-}

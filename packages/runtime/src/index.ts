@@ -11,6 +11,7 @@ export {
 export { type CgroupSupport, detectCgroups } from "./process/isolation/detect-cgroups";
 export { detectNetns } from "./process/network/detect-netns";
 export { poolPrefixOf } from "./process/network/netns-pool";
+export { hostAddressOf } from "./process/network/veth-link";
 export * from "./process/process-runtime";
 export { findSandboxProcesses } from "./process/sandbox-processes";
 export type * from "./types";
