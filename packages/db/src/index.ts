@@ -4,9 +4,9 @@ export {
   type PostgresStoreOptions,
 } from "./pg/pg-store";
 export { completeSandbox, NO_LIFETIME } from "./port/new-sandbox";
-export type * from "./port/repositories";
 export type * from "./port/rows";
 export * from "./port/store";
+export type * from "./repositories";
 export * as schema from "./schema";
 export { NO_PORT_ACCESS } from "./schema";
 export {

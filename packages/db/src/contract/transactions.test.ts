@@ -2,9 +2,9 @@ import { DEFAULT_SANDBOX_EGRESS } from "@sandbox-server/egress";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { storeAdapters } from "../../test/stores";
 import { completeSandbox } from "../port/new-sandbox";
-import type { Repositories } from "../port/repositories";
 import type { SandboxRow } from "../port/rows";
 import type { Store } from "../port/store";
+import type { Repositories } from "../repositories";
 
 function sandbox(id: string, status = "STARTING"): SandboxRow {
   return completeSandbox({

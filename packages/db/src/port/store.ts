@@ -1,4 +1,4 @@
-import type { Repositories } from "./repositories";
+import type { Repositories } from "../repositories";
 
 /**
  * The store port: the control plane's records behind one asynchronous interface. SQLite

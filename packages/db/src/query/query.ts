@@ -180,6 +180,11 @@ export function selectById<T extends Paged>(
   return byId.first({ id }) as Promise<T["$inferSelect"] | undefined>;
 }
 
+/** The first of a query's rows (undefined when it has none). */
+export async function first<R>(rows: PromiseLike<R[]>): Promise<R | undefined> {
+  return (await rows)[0];
+}
+
 /** How many rows of `table` match `filter`. */
 export async function countWhere(db: QueryDb, table: PgTable, filter: SQL | undefined) {
   const [row] = await db.select({ n: count() }).from(table).where(filter);

@@ -1,7 +1,16 @@
 import { and, desc, eq, gte, lt, type SQL } from "drizzle-orm";
-import type { ConversationEventRepository } from "../port/repositories";
+import type { PageRequest, SortDirection } from "../paging";
 import type { ConversationEventFilter, ConversationEventRow } from "../port/rows";
-import { countWhere, type Executor, placeholders, type Query, selectPage } from "../query/query";
+import {
+  countWhere,
+  type Executor,
+  first,
+  placeholders,
+  type Query,
+  selectPage,
+} from "../query/query";
+
+export type ConversationEventRepository = ReturnType<typeof createConversationEventRepository>;
 
 const COLUMNS = [
   "id",
@@ -38,13 +47,15 @@ async function insertIfNew(q: Query, row: ConversationEventRow): Promise<boolean
   return (await insert.all(row)).length > 0;
 }
 
-export function createConversationEventRepository({
-  read,
-  write,
-}: Executor): ConversationEventRepository {
+export function createConversationEventRepository({ read, write }: Executor) {
   return {
-    insertIfNew: (row) => write((q) => insertIfNew(q, row)),
-    insertManyIfNew: (rows) =>
+    /** Stores an event unless one with its id is already stored; true when it was new. */
+    insertIfNew: (row: ConversationEventRow) => write((q) => insertIfNew(q, row)),
+    /**
+     * `insertIfNew` for many events at once (one statement per few hundred on PostgreSQL): per row,
+     * whether it was new (of two rows with one id, the first).
+     */
+    insertManyIfNew: (rows: ConversationEventRow[]) =>
       write(async (q) => {
         const { db, t, dialect } = q;
         const news: boolean[] = [];
@@ -64,18 +75,20 @@ export function createConversationEventRepository({
         // A row is new when its id was stored by this call, and only its first row with that id.
         return rows.map((row) => stored.delete(row.id));
       }),
-    latest: (conversationId) =>
-      read(async ({ db, t }) => {
+    /** The conversation's newest stored event: where a resumed follower picks up. */
+    latest: (conversationId: string) =>
+      read(({ db, t }) => {
         const e = t.conversationEvents;
-        const [row] = await db
-          .select()
-          .from(e)
-          .where(eq(e.conversationId, conversationId))
-          .orderBy(desc(e.timestampUs), desc(e.id))
-          .limit(1);
-        return row;
+        return first(
+          db
+            .select()
+            .from(e)
+            .where(eq(e.conversationId, conversationId))
+            .orderBy(desc(e.timestampUs), desc(e.id))
+            .limit(1),
+        );
       }),
-    search: (filter, direction, page) =>
+    search: (filter: ConversationEventFilter, direction: SortDirection, page: PageRequest) =>
       read((q) => {
         const e = q.t.conversationEvents;
         const key = {
@@ -85,8 +98,10 @@ export function createConversationEventRepository({
         };
         return selectPage(q.db, e, matching(q, filter), key, page);
       }),
-    count: (filter) => read((q) => countWhere(q.db, q.t.conversationEvents, matching(q, filter))),
-    removeByConversation: (conversationId) =>
+    count: (filter: ConversationEventFilter) =>
+      read((q) => countWhere(q.db, q.t.conversationEvents, matching(q, filter))),
+    /** Drops a conversation's stored events (the conversation was deleted). */
+    removeByConversation: (conversationId: string) =>
       write(async ({ db, t }) => {
         const e = t.conversationEvents;
         await db.delete(e).where(eq(e.conversationId, conversationId));

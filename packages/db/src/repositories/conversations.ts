@@ -1,17 +1,27 @@
 import { and, eq, gte, isNull, lt, type SQL, sql } from "drizzle-orm";
-import type { ConversationRepository } from "../port/repositories";
-import type { ConversationClientFields, ConversationFilter, ConversationRow } from "../port/rows";
+import type { PageRequest, SortDirection } from "../paging";
+import type {
+  ConversationFilter,
+  ConversationPatch,
+  ConversationRow,
+  ConversationSort,
+  EventActivity,
+  NewConversation,
+} from "../port/rows";
 import {
   containing,
   countWhere,
   type Executor,
+  first,
   type Query,
   selectById,
   selectPage,
 } from "../query/query";
 
+export type ConversationRepository = ReturnType<typeof createConversationRepository>;
+
 /** What a conversation stored without the OpenHands fields has for them. */
-const CLIENT_FIELD_DEFAULTS = {
+export const CLIENT_FIELD_DEFAULTS = {
   parentConversationId: null,
   public: null,
   selectedRepository: null,
@@ -20,7 +30,7 @@ const CLIENT_FIELD_DEFAULTS = {
   trigger: null,
   llmModel: null,
   prNumber: [],
-} satisfies Pick<ConversationRow, ConversationClientFields>;
+} satisfies Partial<ConversationRow>;
 
 function matching({ t, dialect }: Query, filter: ConversationFilter): SQL | undefined {
   const c = t.conversations;
@@ -42,27 +52,28 @@ function matching({ t, dialect }: Query, filter: ConversationFilter): SQL | unde
   );
 }
 
-export function createConversationRepository({ read, write }: Executor): ConversationRepository {
+export function createConversationRepository({ read, write }: Executor) {
   return {
-    insert: (row) =>
+    /** Stores the conversation; absent OpenHands fields are null (`prNumber` `[]`). */
+    insert: (row: NewConversation) =>
       write(async ({ db, t }) => {
         const full: ConversationRow = { ...CLIENT_FIELD_DEFAULTS, ...row };
         await db.insert(t.conversations).values(full);
         return full;
       }),
     // Read on every send-message and stored event: prepared once per connection.
-    get: (id) => read((q) => selectById(q, "conversations_by_id", (t) => t.conversations, id)),
-    update: (id, patch) =>
-      write(async ({ db, t }) => {
-        const [row] = await db
-          .update(t.conversations)
-          .set(patch)
-          .where(eq(t.conversations.id, id))
-          .returning();
-        return row;
-      }),
-    // Once per followed event: prepared, and computed in SQL so that no read comes first.
-    recordEventActivity: (id, event) =>
+    get: (id: string) =>
+      read((q) => selectById(q, "conversations_by_id", (t) => t.conversations, id)),
+    update: (id: string, patch: ConversationPatch) =>
+      write(({ db, t }) =>
+        first(db.update(t.conversations).set(patch).where(eq(t.conversations.id, id)).returning()),
+      ),
+    /**
+     * Moves the conversation's record by one stored event: activity times only forward, the
+     * execution status when the event carries one, the title only when there is none yet. Once
+     * per followed event: prepared, and computed in SQL so that no read comes first.
+     */
+    recordEventActivity: (id: string, event: EventActivity) =>
       write(async (q) => {
         const activity = q.prepared("conversations_event_activity", ({ db, t, dialect: d }) => {
           const c = t.conversations;
@@ -80,8 +91,11 @@ export function createConversationRepository({ read, write }: Executor): Convers
         });
         await activity.all({ id, ...event });
       }),
-    // The same moves as recordEventActivity's, each conversation's from its row of values.
-    recordEventActivities: (activities) =>
+    /**
+     * `recordEventActivity` for several conversations at once (one statement), each
+     * conversation's moves from its row of values.
+     */
+    recordEventActivities: (activities: { id: string; event: EventActivity }[]) =>
       write(async ({ db, t, dialect: d }) => {
         if (activities.length === 0) return;
         const values = activities.map(
@@ -100,22 +114,28 @@ export function createConversationRepository({ read, write }: Executor): Convers
           where ${t.conversations}.id = v.column1`,
         );
       }),
-    remove: (id) =>
+    remove: (id: string) =>
       write(async ({ db, t }) => {
         await db.delete(t.conversations).where(eq(t.conversations.id, id));
       }),
-    listBySandbox: (sandboxId) =>
+    listBySandbox: (sandboxId: string) =>
       read(({ db, t }) =>
         db.select().from(t.conversations).where(eq(t.conversations.sandboxId, sandboxId)),
       ),
-    archiveBySandbox: (sandboxId, now) =>
+    /** Marks every conversation of a sandbox archived (its sandbox no longer exists). */
+    archiveBySandbox: (sandboxId: string, now: number) =>
       write(async ({ db, t }) => {
         await db
           .update(t.conversations)
           .set({ archived: true, updatedAt: now })
           .where(eq(t.conversations.sandboxId, sandboxId));
       }),
-    search: (filter, sort, direction, page) =>
+    search: (
+      filter: ConversationFilter,
+      sort: ConversationSort,
+      direction: SortDirection,
+      page: PageRequest,
+    ) =>
       read((q) => {
         const c = q.t.conversations;
         const key =
@@ -131,6 +151,7 @@ export function createConversationRepository({ read, write }: Executor): Convers
               : { sort: c.updatedAt, value: (r: ConversationRow) => r.updatedAt };
         return selectPage(q.db, c, matching(q, filter), { ...key, direction }, page);
       }),
-    count: (filter) => read((q) => countWhere(q.db, q.t.conversations, matching(q, filter))),
+    count: (filter: ConversationFilter) =>
+      read((q) => countWhere(q.db, q.t.conversations, matching(q, filter))),
   };
 }

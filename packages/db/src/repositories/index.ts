@@ -1,4 +1,3 @@
-import type { Repositories } from "../port/repositories";
 import type { Executor } from "../query/query";
 import type { SecretBox } from "../secrets/secret-box";
 import { sealedRepositories } from "../secrets/secret-rows";
@@ -13,6 +12,25 @@ import { createUserRepository } from "./users";
 import { createWebhookDeliveryRepository } from "./webhook-deliveries";
 import { createWebhookRepository } from "./webhooks";
 
+export type { ConversationEventRepository } from "./conversation-events";
+export type { ConversationRepository } from "./conversations";
+export type { IdempotencyKeyRepository } from "./idempotency-keys";
+export type { LeaseRepository } from "./leases";
+export type { SandboxSpecRepository } from "./sandbox-specs";
+export type { SandboxRepository } from "./sandboxes";
+export type { StartTaskRepository } from "./start-tasks";
+export type { UserRepository } from "./users";
+export type { WebhookDeliveryRepository } from "./webhook-deliveries";
+export type { WebhookRepository } from "./webhooks";
+
+/**
+ * Every repository of the store: what `Store` offers outside a transaction and `tx` inside one.
+ * Their types are those of the repositories below (one file per table). Every call is
+ * asynchronous; reads answer `undefined` for a missing row; an invalid page id rejects with
+ * `InvalidPageIdError`.
+ */
+export type Repositories = ReturnType<typeof plainRepositories>;
+
 /**
  * The port's repositories, for either dialect: every call runs through `exec` (the store's
  * connections outside a transaction, the transaction's inside one). Secrets are sealed with
@@ -22,7 +40,7 @@ export function createRepositories(exec: Executor, box: SecretBox): Repositories
   return sealedRepositories(plainRepositories(exec), box);
 }
 
-function plainRepositories(exec: Executor): Repositories {
+function plainRepositories(exec: Executor) {
   return {
     users: createUserRepository(exec),
     specs: createSandboxSpecRepository(exec),

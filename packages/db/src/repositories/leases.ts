@@ -1,15 +1,21 @@
 import { eq, sql } from "drizzle-orm";
-import type { LeaseRepository } from "../port/repositories";
-import type { Executor } from "../query/query";
+import { type Executor, first } from "../query/query";
+
+export type LeaseRepository = ReturnType<typeof createLeaseRepository>;
 
 /**
- * Leases: one upsert takes a lease that is free, expired or the holder's own (a renewal). Times
- * are the dialect's clock (`Dialect.now`): on PostgreSQL the server's, so clock skew between
- * replicas cannot hand a lease to two of them.
+ * Leases held by control-plane replicas (see `LeaseRow`): one upsert takes a lease that is free,
+ * expired or the holder's own (a renewal). Times are the dialect's clock (`Dialect.now`): on
+ * PostgreSQL the server's, so the replicas' clocks need not agree and clock skew cannot hand a
+ * lease to two of them.
  */
-export function createLeaseRepository({ read, write }: Executor): LeaseRepository {
+export function createLeaseRepository({ read, write }: Executor) {
   return {
-    acquire: (name, holder, ttlMs) =>
+    /**
+     * Takes the lease for `holder` until `ttlMs` from now when it is free, expired or already
+     * `holder`'s (a renewal); true when `holder` holds it after the call.
+     */
+    acquire: (name: string, holder: string, ttlMs: number) =>
       write(async ({ db, t, dialect }) => {
         const l = t.leases;
         const ttl = Math.max(1, Math.round(ttlMs));
@@ -34,18 +40,18 @@ export function createLeaseRepository({ read, write }: Executor): LeaseRepositor
           .returning({ holder: l.holder });
         return rows.length > 0;
       }),
-    release: (name, holder) =>
+    /** Gives the lease up, if `holder` holds it (anyone may take it at once). */
+    release: (name: string, holder: string) =>
       write(async ({ db, t }) => {
         await db
           .delete(t.leases)
           .where(sql`${t.leases.name} = ${name} and ${t.leases.holder} = ${holder}`);
       }),
-    get: (name) =>
-      read(async ({ db, t }) => {
-        const [row] = await db.select().from(t.leases).where(eq(t.leases.name, name));
-        return row;
-      }),
-    listLive: (prefix) =>
+    /** The lease as stored (expired or not). */
+    get: (name: string) =>
+      read(({ db, t }) => first(db.select().from(t.leases).where(eq(t.leases.name, name)))),
+    /** Unexpired leases whose name starts with `prefix`, by name. */
+    listLive: (prefix: string) =>
       read(({ db, t, dialect }) =>
         db
           .select()

@@ -1,15 +1,14 @@
-import { eq } from "drizzle-orm";
-import type { SandboxSpecRepository } from "../port/repositories";
-import { type Executor, selectPage } from "../query/query";
+import type { PageRequest } from "../paging";
+import type { NewSandboxSpec, SandboxSpecRow } from "../port/rows";
+import { type Executor, selectById, selectPage } from "../query/query";
 
-export function createSandboxSpecRepository({ read, write }: Executor): SandboxSpecRepository {
+export type SandboxSpecRepository = ReturnType<typeof createSandboxSpecRepository>;
+
+export function createSandboxSpecRepository({ read, write }: Executor) {
   return {
-    get: (id) =>
-      read(async ({ db, t }) => {
-        const [row] = await db.select().from(t.sandboxSpecs).where(eq(t.sandboxSpecs.id, id));
-        return row;
-      }),
-    upsert: (spec) =>
+    get: (id: string) => read((q) => selectById(q, "specs_by_id", (t) => t.sandboxSpecs, id)),
+    /** Inserts or replaces a spec (built-in specs are refreshed at every start). */
+    upsert: (spec: NewSandboxSpec) =>
       write(async ({ db, t }) => {
         const { id, createdAt, ...rest } = spec;
         await db
@@ -17,12 +16,12 @@ export function createSandboxSpecRepository({ read, write }: Executor): SandboxS
           .values(spec)
           .onConflictDoUpdate({ target: t.sandboxSpecs.id, set: rest });
       }),
-    search: (page) =>
+    search: (page: PageRequest) =>
       read(({ db, t }) => {
         const key = {
           sort: t.sandboxSpecs.createdAt,
           direction: "asc" as const,
-          value: (r: { createdAt: number }) => r.createdAt,
+          value: (r: SandboxSpecRow) => r.createdAt,
         };
         return selectPage(db, t.sandboxSpecs, undefined, key, page);
       }),

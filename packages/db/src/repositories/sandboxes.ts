@@ -1,43 +1,54 @@
 import { and, asc, eq, inArray, lte, sql } from "drizzle-orm";
+import type { PageRequest } from "../paging";
 import { completeSandbox } from "../port/new-sandbox";
-import type { SandboxRepository } from "../port/repositories";
-import type { SandboxRow } from "../port/rows";
-import { countWhere, type Executor, selectById, selectPage } from "../query/query";
+import type {
+  NewSandbox,
+  SandboxClaim,
+  SandboxFilter,
+  SandboxPatch,
+  SandboxRow,
+} from "../port/rows";
+import { countWhere, type Executor, first, selectById, selectPage } from "../query/query";
 
-export function createSandboxRepository({ read, write }: Executor): SandboxRepository {
+export type SandboxRepository = ReturnType<typeof createSandboxRepository>;
+
+export function createSandboxRepository({ read, write }: Executor) {
   return {
-    insert: (row) =>
+    /** Stores the sandbox; absent lifetime columns take their defaults (`NO_LIFETIME`). */
+    insert: (row: NewSandbox) =>
       write(async ({ db, t }) => {
         const full = completeSandbox(row);
         await db.insert(t.sandboxes).values(full);
         return full;
       }),
     // Read on every send-message: prepared once per connection, not rebuilt per call.
-    get: (id) => read((q) => selectById(q, "sandboxes_by_id", (t) => t.sandboxes, id)),
-    update: (id, patch) =>
-      write(async ({ db, t }) => {
-        const [row] = await db
-          .update(t.sandboxes)
-          .set(patch)
-          .where(eq(t.sandboxes.id, id))
-          .returning();
-        return row;
-      }),
-    claim: (id, fromOwnerId, claim) =>
-      write(async ({ db, t }) => {
-        const s = t.sandboxes;
-        const [row] = await db
-          .update(s)
-          .set({ ...claim, statusDetail: null, lastActivityAt: null })
-          .where(and(eq(s.id, id), eq(s.ownerId, fromOwnerId), eq(s.status, "RUNNING")))
-          .returning();
-        return row;
-      }),
-    remove: (id) =>
+    get: (id: string) => read((q) => selectById(q, "sandboxes_by_id", (t) => t.sandboxes, id)),
+    /** Applies `patch` and returns the updated row (undefined when the row is gone). */
+    update: (id: string, patch: SandboxPatch) =>
+      write(({ db, t }) =>
+        first(db.update(t.sandboxes).set(patch).where(eq(t.sandboxes.id, id)).returning()),
+      ),
+    remove: (id: string) =>
       write(async ({ db, t }) => {
         await db.delete(t.sandboxes).where(eq(t.sandboxes.id, id));
       }),
-    search: (filter, page) =>
+    /**
+     * Hands a RUNNING sandbox of `fromOwnerId` (the warm pool) to `claim.ownerId`; undefined when
+     * it is no longer RUNNING or no longer that owner's (someone else claimed it first).
+     */
+    claim: (id: string, fromOwnerId: string, claim: SandboxClaim) =>
+      write(({ db, t }) => {
+        const s = t.sandboxes;
+        return first(
+          db
+            .update(s)
+            .set({ ...claim, statusDetail: null, lastActivityAt: null })
+            .where(and(eq(s.id, id), eq(s.ownerId, fromOwnerId), eq(s.status, "RUNNING")))
+            .returning(),
+        );
+      }),
+    /** The owner's sandboxes, newest first. */
+    search: (filter: SandboxFilter, page: PageRequest) =>
       read(({ db, t, dialect }) => {
         const s = t.sandboxes;
         const matching = and(
@@ -48,18 +59,24 @@ export function createSandboxRepository({ read, write }: Executor): SandboxRepos
         );
         const key = {
           sort: s.createdAt,
-          direction: "desc",
+          direction: "desc" as const,
           value: (r: SandboxRow) => r.createdAt,
-        } as const;
+        };
         return selectPage(db, s, matching, key, page);
       }),
-    listByStatus: (statuses) =>
+    listByStatus: (statuses: string[]) =>
       read(({ db, t }) =>
         db.select().from(t.sandboxes).where(inArray(t.sandboxes.status, statuses)),
       ),
     listAll: () => read(({ db, t }) => db.select().from(t.sandboxes)),
-    // The lifetime sweep's query, every second: an index range on lifetime_due_at.
-    listLifetimeDue: (now, limit) =>
+    countByStatus: (statuses: string[]) =>
+      read(({ db, t }) => countWhere(db, t.sandboxes, inArray(t.sandboxes.status, statuses))),
+    /**
+     * Sandboxes whose lifetime is due (`lifetimeDueAt <= now`), earliest first, at most `limit`:
+     * an index range on lifetime_due_at, so its cost follows the rows due, not the rows stored.
+     * The lifetime sweep's query, every second: prepared once per connection.
+     */
+    listLifetimeDue: (now: number, limit: number) =>
       read((q) =>
         q
           .prepared("sandboxes_lifetime_due", ({ db, t }) =>
@@ -73,7 +90,15 @@ export function createSandboxRepository({ read, write }: Executor): SandboxRepos
           )
           .all({ now, limit }),
       ),
-    rescheduleLifetime: (id, expected, next) =>
+    /**
+     * Moves a sandbox's lifetime due time (and the activity it was computed from) only if its status
+     * and due time are still `expected` (nothing moved it meanwhile); false when they were not.
+     */
+    rescheduleLifetime: (
+      id: string,
+      expected: Pick<SandboxRow, "status" | "lifetimeDueAt">,
+      next: Pick<SandboxRow, "lifetimeDueAt" | "lastActivityAt">,
+    ) =>
       write(async ({ db, t }) => {
         if (expected.lifetimeDueAt === null) return false;
         const s = t.sandboxes;
@@ -90,7 +115,5 @@ export function createSandboxRepository({ read, write }: Executor): SandboxRepos
           .returning({ id: s.id });
         return rows.length > 0;
       }),
-    countByStatus: (statuses) =>
-      read(({ db, t }) => countWhere(db, t.sandboxes, inArray(t.sandboxes.status, statuses))),
   };
 }

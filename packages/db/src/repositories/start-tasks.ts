@@ -1,7 +1,16 @@
 import { and, eq, gte, inArray, type SQL } from "drizzle-orm";
-import type { StartTaskRepository } from "../port/repositories";
-import type { StartTaskFilter, StartTaskRow } from "../port/rows";
-import { countWhere, type Executor, type Query, selectPage } from "../query/query";
+import type { PageRequest, SortDirection } from "../paging";
+import type { StartTaskFilter, StartTaskPatch, StartTaskRow, StartTaskSort } from "../port/rows";
+import {
+  countWhere,
+  type Executor,
+  first,
+  type Query,
+  selectById,
+  selectPage,
+} from "../query/query";
+
+export type StartTaskRepository = ReturnType<typeof createStartTaskRepository>;
 
 function matching({ t }: Query, filter: StartTaskFilter): SQL | undefined {
   const tasks = t.conversationStartTasks;
@@ -12,32 +21,33 @@ function matching({ t }: Query, filter: StartTaskFilter): SQL | undefined {
   );
 }
 
-export function createStartTaskRepository({ read, write }: Executor): StartTaskRepository {
+export function createStartTaskRepository({ read, write }: Executor) {
   return {
-    insert: (row) =>
+    insert: (row: StartTaskRow) =>
       write(async ({ db, t }) => {
         await db.insert(t.conversationStartTasks).values(row);
         return row;
       }),
-    get: (id) =>
-      read(async ({ db, t }) => {
+    get: (id: string) =>
+      read((q) => selectById(q, "start_tasks_by_id", (t) => t.conversationStartTasks, id)),
+    update: (id: string, patch: StartTaskPatch) =>
+      write(({ db, t }) => {
         const tasks = t.conversationStartTasks;
-        const [row] = await db.select().from(tasks).where(eq(tasks.id, id));
-        return row;
+        return first(db.update(tasks).set(patch).where(eq(tasks.id, id)).returning());
       }),
-    update: (id, patch) =>
-      write(async ({ db, t }) => {
-        const tasks = t.conversationStartTasks;
-        const [row] = await db.update(tasks).set(patch).where(eq(tasks.id, id)).returning();
-        return row;
-      }),
-    listByStatus: (statuses) =>
+    /** Every task (of any owner) in one of `statuses`: the unfinished ones, for the reconcile. */
+    listByStatus: (statuses: string[]) =>
       read(async ({ db, t }) => {
         if (statuses.length === 0) return [];
         const tasks = t.conversationStartTasks;
         return db.select().from(tasks).where(inArray(tasks.status, statuses));
       }),
-    search: (filter, sort, direction, page) =>
+    search: (
+      filter: StartTaskFilter,
+      sort: StartTaskSort,
+      direction: SortDirection,
+      page: PageRequest,
+    ) =>
       read((q) => {
         const tasks = q.t.conversationStartTasks;
         const key =
@@ -46,7 +56,7 @@ export function createStartTaskRepository({ read, write }: Executor): StartTaskR
             : { sort: tasks.updatedAt, direction, value: (r: StartTaskRow) => r.updatedAt };
         return selectPage(q.db, tasks, matching(q, filter), key, page);
       }),
-    count: (filter) =>
+    count: (filter: StartTaskFilter) =>
       read((q) => countWhere(q.db, q.t.conversationStartTasks, matching(q, filter))),
   };
 }

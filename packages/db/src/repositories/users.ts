@@ -1,23 +1,29 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
-import type { UserRepository } from "../port/repositories";
-import { countWhere, type Executor } from "../query/query";
+import type { ApiKey, NewUser, User } from "../port/rows";
+import { countWhere, type Executor, first } from "../query/query";
 
-export function createUserRepository({ read, write, atomic }: Executor): UserRepository {
+export type UserRepository = ReturnType<typeof createUserRepository>;
+
+export function createUserRepository({ read, write, atomic }: Executor) {
   return {
-    insert: (user) =>
+    insert: (user: NewUser): Promise<User> =>
       write(async ({ db, t }) => {
         await db.insert(t.users).values(user);
         return { ...user, disabledAt: null, deletedAt: null };
       }),
-    get: (id) =>
-      read(async ({ db, t }) => {
-        const [row] = await db
-          .select()
-          .from(t.users)
-          .where(and(eq(t.users.id, id), isNull(t.users.deletedAt)));
-        return row;
-      }),
+    /** A user that was not deleted (disabled users included). */
+    get: (id: string) =>
+      read(({ db, t }) =>
+        first(
+          db
+            .select()
+            .from(t.users)
+            .where(and(eq(t.users.id, id), isNull(t.users.deletedAt))),
+        ),
+      ),
+    /** Users that were not deleted. */
     count: () => read(({ db, t }) => countWhere(db, t.users, isNull(t.users.deletedAt))),
+    /** Users that were not deleted, oldest first. */
     list: () =>
       read(({ db, t }) =>
         db
@@ -26,7 +32,8 @@ export function createUserRepository({ read, write, atomic }: Executor): UserRep
           .where(isNull(t.users.deletedAt))
           .orderBy(t.users.createdAt, t.users.id),
       ),
-    setDisabled: (id, disabledAt) =>
+    /** Disables (a time) or enables (null) the user; false when there is no such live user. */
+    setDisabled: (id: string, disabledAt: number | null) =>
       write(async ({ db, t }) => {
         const rows = await db
           .update(t.users)
@@ -35,7 +42,8 @@ export function createUserRepository({ read, write, atomic }: Executor): UserRep
           .returning({ id: t.users.id });
         return rows.length > 0;
       }),
-    restore: (id) =>
+    /** Makes a disabled or deleted user live again; false when there is no such row. */
+    restore: (id: string) =>
       write(async ({ db, t }) => {
         const rows = await db
           .update(t.users)
@@ -44,17 +52,19 @@ export function createUserRepository({ read, write, atomic }: Executor): UserRep
           .returning({ id: t.users.id });
         return rows.length > 0;
       }),
-    markDeleted: (id, deletedAt) =>
+    /** Leaves a tombstone (the user's conversations keep their owner) and removes every key. */
+    markDeleted: (id: string, deletedAt: number) =>
       atomic(async ({ db, t }) => {
         await db.delete(t.apiKeys).where(eq(t.apiKeys.userId, id));
         await db.update(t.users).set({ deletedAt }).where(eq(t.users.id, id));
       }),
-    insertApiKey: (key) =>
+    insertApiKey: (key: ApiKey) =>
       write(async ({ db, t }) => {
         await db.insert(t.apiKeys).values(key);
         return key;
       }),
-    listLiveKeys: (userId) =>
+    /** A user's live (not revoked) keys, oldest first. */
+    listLiveKeys: (userId: string) =>
       read(({ db, t }) =>
         db
           .select()
@@ -62,11 +72,13 @@ export function createUserRepository({ read, write, atomic }: Executor): UserRep
           .where(and(eq(t.apiKeys.userId, userId), isNull(t.apiKeys.revokedAt)))
           .orderBy(t.apiKeys.createdAt, t.apiKeys.id),
       ),
-    revokeKey: (keyId, now) =>
+    /** Marks a key revoked (from `now` on). */
+    revokeKey: (keyId: string, now: number) =>
       write(async ({ db, t }) => {
         await db.update(t.apiKeys).set({ revokedAt: now }).where(eq(t.apiKeys.id, keyId));
       }),
-    reviveKeyByHash: (keyHash) =>
+    /** Makes a revoked key live again (a fixed admin key from the environment); false if unknown. */
+    reviveKeyByHash: (keyHash: string) =>
       write(async ({ db, t }) => {
         const rows = await db
           .update(t.apiKeys)
@@ -75,8 +87,11 @@ export function createUserRepository({ read, write, atomic }: Executor): UserRep
           .returning({ id: t.apiKeys.id });
         return rows.length > 0;
       }),
-    // Read on every authenticated request: prepared once per connection.
-    findByKeyHash: (keyHash) =>
+    /**
+     * The owner of a live (not revoked) key, if that owner is neither disabled nor deleted. Read
+     * on every authenticated request: prepared once per connection.
+     */
+    findByKeyHash: (keyHash: string) =>
       read(async (q) => {
         const byKeyHash = q.prepared("users_by_key_hash", ({ db, t }) =>
           db

@@ -7,9 +7,19 @@ import {
   pendingHeadsCte,
   recordOutcomesStatement,
 } from "../due-deliveries";
-import type { WebhookDeliveryRepository } from "../port/repositories";
-import type { NewWebhookDelivery, WebhookDeliveryRow } from "../port/rows";
-import { countWhere, type Executor, placeholders, selectPage } from "../query/query";
+import type { PageRequest } from "../paging";
+import type {
+  DeliveryFilter,
+  DeliveryOutcome,
+  DueDeliveriesQuery,
+  DueDelivery,
+  NewWebhookDelivery,
+  WebhookDeliveryPatch,
+  WebhookDeliveryRow,
+} from "../port/rows";
+import { countWhere, type Executor, placeholders, selectById, selectPage } from "../query/query";
+
+export type WebhookDeliveryRepository = ReturnType<typeof createWebhookDeliveryRepository>;
 
 const COLUMNS = [
   "id",
@@ -28,16 +38,14 @@ const COLUMNS = [
   "completedAt",
 ] as const satisfies readonly (keyof NewWebhookDelivery)[];
 
-export function createWebhookDeliveryRepository({
-  read,
-  write,
-}: Executor): WebhookDeliveryRepository {
+export function createWebhookDeliveryRepository({ read, write }: Executor) {
   return {
-    insert: (row) =>
+    insert: (row: NewWebhookDelivery) =>
       write(async ({ db, t }) => {
         await db.insert(t.webhookDeliveries).values(row);
       }),
-    insertMany: (rows) =>
+    /** Inserts many, in order (one statement per few hundred on PostgreSQL). */
+    insertMany: (rows: NewWebhookDelivery[]) =>
       write(async ({ db, t, dialect, prepared }) => {
         const d = t.webhookDeliveries;
         if (dialect.rowsPerInsert === 1) {
@@ -52,15 +60,17 @@ export function createWebhookDeliveryRepository({
           await db.insert(d).values(rows.slice(i, i + dialect.rowsPerInsert));
         }
       }),
-    get: (id) =>
-      read(async ({ db, t }) => {
-        const d = t.webhookDeliveries;
-        const [row] = await db.select().from(d).where(eq(d.id, id));
-        return row;
-      }),
-    /** See the port (`WebhookDeliveryRepository.dueHeads`). */
-    dueHeads: (query) =>
-      read(async ({ db, t, dialect }) => {
+    get: (id: string) =>
+      read((q) => selectById(q, "deliveries_by_id", (t) => t.webhookDeliveries, id)),
+    /**
+     * Due heads — the oldest pending delivery of each (webhook, stream), the only ones ever sent,
+     * which keeps each stream in order — with their owners. At most `perOwner` per owner, spread
+     * over the owner's webhooks; ordered so that every owner's first comes before any owner's
+     * second (and within an owner, every webhook's first before any webhook's second), then
+     * soonest due first.
+     */
+    dueHeads: (query: DueDeliveriesQuery) =>
+      read(async ({ db, t, dialect }): Promise<DueDelivery[]> => {
         const d = t.webhookDeliveries;
         const picked = await dialect.rows<{ seq: number | string; owner_id: string }>(
           db,
@@ -72,8 +82,11 @@ export function createWebhookDeliveryRepository({
         const seqs = heads.map((p) => p.seq);
         return inPickedOrder(heads, await db.select().from(d).where(inArray(d.seq, seqs)));
       }),
-    /** A head waits for its retry time and for another holder's claim to expire. */
-    nextDueAt: (now) =>
+    /**
+     * When the soonest head that is not due at `now` will be; null when there is none. A head
+     * waits for its retry time and for another holder's claim to expire.
+     */
+    nextDueAt: (now: number) =>
       read(async ({ db, t, dialect }) => {
         const d = t.webhookDeliveries;
         const due = dialect.greatest(sql`dl.next_attempt_at`, sql`coalesce(dl.claimed_until, 0)`);
@@ -85,17 +98,21 @@ export function createWebhookDeliveryRepository({
         );
         return next?.at === null || next?.at === undefined ? null : Number(next.at);
       }),
+    /** How many deliveries are pending (due or waiting for a retry), for the queue-depth gauge. */
     countPending: () =>
       read(({ db, t }) => {
         const d = t.webhookDeliveries;
         return countWhere(db, d, eq(d.status, "pending"));
       }),
     /**
-     * Of the rows asked for, those pending and not under another holder's unexpired claim; on
-     * PostgreSQL a row another worker is claiming right now is left to it, not waited for.
+     * Claims pending deliveries for `holder` until `until`: answers the seqs it got, leaving out rows
+     * that are no longer pending or that another holder's unexpired claim covers. PostgreSQL skips
+     * rows another transaction has locked (`FOR UPDATE SKIP LOCKED`), so of two workers claiming the
+     * same row at once exactly one gets it. `dueHeads` and `nextDueAt` pass over claimed rows until
+     * their claim expires; an `update` that records an outcome clears the claim.
      */
-    claim: (seqs, holder, now, until) =>
-      write(async ({ db, t, dialect }) => {
+    claim: (seqs: number[], holder: string, now: number, until: number) =>
+      write(async ({ db, t, dialect }): Promise<number[]> => {
         if (seqs.length === 0) return [];
         const d = t.webhookDeliveries;
         const claimable = sql`select ${d.seq} from ${d} where ${and(
@@ -110,8 +127,13 @@ export function createWebhookDeliveryRepository({
           .returning({ seq: d.seq });
         return rows.map((row) => row.seq);
       }),
-    pendingBehind: (heads, perStream) =>
-      read(async ({ db, t, dialect }) => {
+    /**
+     * Up to `perStream` pending deliveries behind each of the `heads` (seqs): the same webhook and
+     * stream, later seqs, each stream's oldest first. A worker that claimed a head may claim these
+     * too and send them, in order, after it.
+     */
+    pendingBehind: (heads: number[], perStream: number) =>
+      read(async ({ db, t, dialect }): Promise<WebhookDeliveryRow[]> => {
         if (heads.length === 0 || perStream <= 0) return [];
         const d = t.webhookDeliveries;
         const found = await dialect.rows<{ seq: number | string }>(
@@ -124,7 +146,7 @@ export function createWebhookDeliveryRepository({
         return db.select().from(d).where(inArray(d.seq, seqs)).orderBy(d.seq);
       }),
     /** Records an attempt's outcome; the claim ends with it. */
-    update: (seq, patch) =>
+    update: (seq: number, patch: WebhookDeliveryPatch) =>
       write(async ({ db, t }) => {
         const d = t.webhookDeliveries;
         await db
@@ -132,14 +154,20 @@ export function createWebhookDeliveryRepository({
           .set({ claimedBy: null, claimedUntil: null, ...patch })
           .where(eq(d.seq, seq));
       }),
-    recordOutcomes: (outcomes, holder) =>
+    /**
+     * Writes several rows' outcomes at once (one statement per thousand rows) and ends their
+     * claims — of rows `holder` still claims only: a row whose claim another holder has taken since
+     * is theirs to record.
+     */
+    recordOutcomes: (outcomes: DeliveryOutcome[], holder: string) =>
       write(async ({ db, t, dialect }) => {
         for (let i = 0; i < outcomes.length; i += OUTCOMES_PER_STATEMENT) {
           const chunk = outcomes.slice(i, i + OUTCOMES_PER_STATEMENT);
           await dialect.run(db, recordOutcomesStatement(t.webhookDeliveries, chunk, holder));
         }
       }),
-    search: (filter, page) =>
+    /** A webhook's deliveries, newest first. */
+    search: (filter: DeliveryFilter, page: PageRequest) =>
       read(({ db, t }) => {
         const d = t.webhookDeliveries;
         const matching = and(

@@ -1,22 +1,23 @@
 import { eq, sql } from "drizzle-orm";
-import type { WebhookRepository } from "../port/repositories";
+import type { PageRequest } from "../paging";
 import type { WebhookRow } from "../port/rows";
-import { type Executor, selectPage } from "../query/query";
+import { type Executor, selectById, selectPage } from "../query/query";
 
-export function createWebhookRepository({ read, write }: Executor): WebhookRepository {
+export type WebhookRepository = ReturnType<typeof createWebhookRepository>;
+
+export function createWebhookRepository({ read, write }: Executor) {
   return {
-    insert: (row) =>
+    insert: (row: WebhookRow) =>
       write(async ({ db, t }) => {
         await db.insert(t.webhooks).values(row);
         return row;
       }),
-    get: (id) =>
-      read(async ({ db, t }) => {
-        const [row] = await db.select().from(t.webhooks).where(eq(t.webhooks.id, id));
-        return row;
-      }),
-    // Asked for every stored event (which webhooks want it?): prepared once per connection.
-    listByOwner: (ownerId) =>
+    get: (id: string) => read((q) => selectById(q, "webhooks_by_id", (t) => t.webhooks, id)),
+    /**
+     * Every webhook of a user: the candidates for each of that user's events. Asked for every
+     * stored event: prepared once per connection.
+     */
+    listByOwner: (ownerId: string) =>
       read((q) =>
         q
           .prepared("webhooks_by_owner", ({ db, t }) =>
@@ -28,11 +29,13 @@ export function createWebhookRepository({ read, write }: Executor): WebhookRepos
           )
           .all({ ownerId }),
       ),
-    remove: (id) =>
+    /** Removes the webhook and, by cascade, its deliveries. */
+    remove: (id: string) =>
       write(async ({ db, t }) => {
         await db.delete(t.webhooks).where(eq(t.webhooks.id, id));
       }),
-    search: (ownerId, page) =>
+    /** The owner's webhooks, newest first. */
+    search: (ownerId: string, page: PageRequest) =>
       read(({ db, t }) => {
         const key = {
           sort: t.webhooks.createdAt,

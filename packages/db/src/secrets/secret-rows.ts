@@ -1,6 +1,6 @@
 import { completeSandbox } from "../port/new-sandbox";
-import type { Repositories } from "../port/repositories";
 import type { SandboxRow, WebhookRow } from "../port/rows";
+import type { Repositories } from "../repositories";
 import type { SecretBox } from "./secret-box";
 
 /** Every column that holds a secret, by table. Each table's key column is `id`. */

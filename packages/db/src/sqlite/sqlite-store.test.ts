@@ -9,9 +9,9 @@ import { DEFAULT_SANDBOX_EGRESS } from "@sandbox-server/egress";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { completeSandbox } from "../port/new-sandbox";
-import type { Repositories } from "../port/repositories";
 import type { SandboxRow } from "../port/rows";
 import { type Store, StoreBusyError } from "../port/store";
+import type { Repositories } from "../repositories";
 import { createSecretBox } from "../secrets/secret-box";
 import { createSqliteStore } from "./sqlite-store";
 
