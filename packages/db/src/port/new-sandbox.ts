@@ -1,8 +1,11 @@
 import { NO_PORT_ACCESS } from "../schema";
-import type { NewSandbox, SandboxLifetime, SandboxRow } from "./rows";
+import type { NewSandbox, SandboxRow } from "./rows";
 
-/** No lifetime policy, no active time counted yet: what a sandbox row has unless told otherwise. */
-export const NO_LIFETIME: SandboxLifetime = {
+/**
+ * No lifetime policy, no active time counted yet: what a sandbox row has unless told otherwise.
+ * Its keys are the lifetime columns (`SandboxLifetimeFields`).
+ */
+export const NO_LIFETIME = {
   activeLimitMs: null,
   onTimeout: null,
   idlePauseAfterMs: null,
@@ -11,7 +14,7 @@ export const NO_LIFETIME: SandboxLifetime = {
   runningSince: null,
   pausedAt: null,
   lifetimeDueAt: null,
-};
+} satisfies Partial<SandboxRow>;
 
 /** The full row an insert writes (and answers). */
 export function completeSandbox(row: NewSandbox): SandboxRow {

@@ -1,4 +1,6 @@
+import type { CLIENT_FIELD_DEFAULTS } from "../repositories/conversations";
 import type * as schema from "../schema";
+import type { NO_LIFETIME } from "./new-sandbox";
 
 /*
  * Row shapes of the store, inferred from the SQLite tables (`schema.ts`). Each PostgreSQL table
@@ -16,15 +18,7 @@ export type NewSandboxSpec = Omit<SandboxSpecRow, "lifetime"> &
   Partial<Pick<SandboxSpecRow, "lifetime">>;
 export type SandboxRow = typeof schema.sandboxes.$inferSelect;
 /** The lifetime columns of a sandbox (policy, active-time accounting, the sweep's due time). */
-export type SandboxLifetimeFields =
-  | "activeLimitMs"
-  | "onTimeout"
-  | "idlePauseAfterMs"
-  | "deletePausedAfterMs"
-  | "activeMs"
-  | "runningSince"
-  | "pausedAt"
-  | "lifetimeDueAt";
+export type SandboxLifetimeFields = keyof typeof NO_LIFETIME;
 export type SandboxLifetime = Pick<SandboxRow, SandboxLifetimeFields>;
 /**
  * A sandbox as inserted: absent lifetime columns mean no policy and no active time yet; absent
@@ -35,15 +29,7 @@ export type NewSandbox = Omit<SandboxRow, SandboxLifetimeFields | "portAccess"> 
   Partial<Pick<SandboxRow, "portAccess">>;
 export type ConversationRow = typeof schema.conversations.$inferSelect;
 /** The OpenHands fields of a conversation: optional on insert (null, or `[]` for `prNumber`). */
-export type ConversationClientFields =
-  | "parentConversationId"
-  | "public"
-  | "selectedRepository"
-  | "selectedBranch"
-  | "gitProvider"
-  | "trigger"
-  | "llmModel"
-  | "prNumber";
+export type ConversationClientFields = keyof typeof CLIENT_FIELD_DEFAULTS;
 export type NewConversation = Omit<ConversationRow, ConversationClientFields> &
   Partial<Pick<ConversationRow, ConversationClientFields>>;
 export type StartTaskRow = typeof schema.conversationStartTasks.$inferSelect;

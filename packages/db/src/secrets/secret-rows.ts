@@ -1,3 +1,4 @@
+import type { Page } from "../paging";
 import { completeSandbox } from "../port/new-sandbox";
 import type { SandboxRow, WebhookRow } from "../port/rows";
 import type { Repositories } from "../repositories";
@@ -34,11 +35,14 @@ export function sealedRepositories(repos: Repositories, box: SecretBox): Reposit
     ...row,
     secret: box.open(row.secret, webhookSecret(row.id)),
   });
-  const opened =
+  const openOne = (row: SandboxRow | undefined) => row && openSandbox(row);
+  const openAll = (rows: SandboxRow[]) => rows.map(openSandbox);
+  const openPage =
     <T>(open: (row: T) => T) =>
-    (row: T | undefined) =>
-      row === undefined ? undefined : open(row);
-  const openSandboxIfAny = opened(openSandbox);
+    (page: Page<T>) => ({
+      ...page,
+      items: page.items.map(open),
+    });
   /*
    * A stored create response may hold a secret shown once (an API key): always sealed. It is not
    * in `secretColumns` (a record in progress has no body; records expire within a day), so the
@@ -54,28 +58,20 @@ export function sealedRepositories(repos: Repositories, box: SecretBox): Reposit
         await sandboxes.insert({ ...full, sessionApiKey: sealKey(full.id, full.sessionApiKey) });
         return full;
       },
-      get: (id) => sandboxes.get(id).then(openSandboxIfAny),
-      update: (id, patch) =>
-        sandboxes
-          .update(
-            id,
-            patch.sessionApiKey === undefined
-              ? patch
-              : { ...patch, sessionApiKey: sealKey(id, patch.sessionApiKey) },
-          )
-          .then(opened(openSandbox)),
-      claim: (id, fromOwnerId, claim) =>
-        sandboxes
-          .claim(id, fromOwnerId, { ...claim, sessionApiKey: sealKey(id, claim.sessionApiKey) })
-          .then(opened(openSandbox)),
-      search: async (filter, page) => {
-        const found = await sandboxes.search(filter, page);
-        return { ...found, items: found.items.map(openSandbox) };
+      get: (id) => sandboxes.get(id).then(openOne),
+      update: (id, patch) => {
+        const key = patch.sessionApiKey;
+        const sealed = key === undefined ? patch : { ...patch, sessionApiKey: sealKey(id, key) };
+        return sandboxes.update(id, sealed).then(openOne);
       },
-      listByStatus: async (statuses) => (await sandboxes.listByStatus(statuses)).map(openSandbox),
-      listAll: async () => (await sandboxes.listAll()).map(openSandbox),
-      listLifetimeDue: async (now, limit) =>
-        (await sandboxes.listLifetimeDue(now, limit)).map(openSandbox),
+      claim: (id, fromOwnerId, claim) => {
+        const sealed = { ...claim, sessionApiKey: sealKey(id, claim.sessionApiKey) };
+        return sandboxes.claim(id, fromOwnerId, sealed).then(openOne);
+      },
+      search: (filter, page) => sandboxes.search(filter, page).then(openPage(openSandbox)),
+      listByStatus: (statuses) => sandboxes.listByStatus(statuses).then(openAll),
+      listAll: () => sandboxes.listAll().then(openAll),
+      listLifetimeDue: (now, limit) => sandboxes.listLifetimeDue(now, limit).then(openAll),
     },
     webhooks: {
       ...webhooks,
@@ -83,33 +79,23 @@ export function sealedRepositories(repos: Repositories, box: SecretBox): Reposit
         await webhooks.insert({ ...row, secret: box.seal(row.secret, webhookSecret(row.id)) });
         return row;
       },
-      get: (id) => webhooks.get(id).then(opened(openWebhook)),
-      listByOwner: async (ownerId) => (await webhooks.listByOwner(ownerId)).map(openWebhook),
-      search: async (ownerId, page) => {
-        const found = await webhooks.search(ownerId, page);
-        return { ...found, items: found.items.map(openWebhook) };
-      },
+      get: (id) => webhooks.get(id).then((row) => row && openWebhook(row)),
+      listByOwner: (ownerId) => webhooks.listByOwner(ownerId).then((rows) => rows.map(openWebhook)),
+      search: (ownerId, page) => webhooks.search(ownerId, page).then(openPage(openWebhook)),
     },
     idempotencyKeys: {
       ...idempotencyKeys,
       async insert(row) {
         const body = row.responseBody;
-        await idempotencyKeys.insert({
-          ...row,
-          responseBody: body === null ? null : sealResponse(row.id, body),
-        });
+        const sealed = body === null ? null : sealResponse(row.id, body);
+        await idempotencyKeys.insert({ ...row, responseBody: sealed });
         return row;
       },
-      get: (userId, key) =>
-        idempotencyKeys
-          .get(userId, key)
-          .then(
-            opened((row) =>
-              row.responseBody === null
-                ? row
-                : { ...row, responseBody: box.open(row.responseBody, idempotentResponse(row.id)) },
-            ),
-          ),
+      async get(userId, key) {
+        const row = await idempotencyKeys.get(userId, key);
+        if (!row || row.responseBody === null) return row;
+        return { ...row, responseBody: box.open(row.responseBody, idempotentResponse(row.id)) };
+      },
       complete: (id, status, body) => idempotencyKeys.complete(id, status, sealResponse(id, body)),
     },
   };
