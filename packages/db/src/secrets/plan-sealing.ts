@@ -4,7 +4,7 @@ import {
   SecretsKeyMismatchError,
   SecretUnreadableError,
 } from "./secret-box";
-import { secretContext } from "./secret-rows";
+import { secretColumns, secretContext } from "./secret-rows";
 
 /** One stored secret as the database holds it. */
 export interface StoredSecret {
@@ -21,6 +21,58 @@ export interface Sealing extends StoredSecret {
 
 /** How many unreadable places an error names; the count says how many there are. */
 const NAMED = 5;
+
+/** The one row of `secrets_key_check`. */
+const KEY_CHECK_ID = "secrets-key";
+
+/** A statement for the adapter to run, with `?` for each of `params`; it answers with its rows. */
+export interface SealingStatement {
+  sql: string;
+  params: unknown[];
+}
+
+/**
+ * What opening a store does to its secrets, for either adapter, which runs these statements in one
+ * transaction, each handing its rows to the next step: seals every secret still stored in plain
+ * text, checks that every sealed one opens with `box`'s key (`planSealing`) and records the key's
+ * check value, or checks it against the one the first start recorded (an insert-if-absent, then
+ * a read, so of two replicas opening a fresh database with different keys exactly one passes). On a
+ * wrong key or an unreadable value it throws before it writes a secret; the adapter rolls back.
+ * `lockRows` is what a select of the secrets ends with (PostgreSQL: `FOR UPDATE`). Returns how
+ * many values it sealed.
+ */
+export function* sealingStatements(
+  box: SecretBox,
+  lockRows: string,
+): Generator<SealingStatement, number, Record<string, unknown>[]> {
+  const stored: StoredSecret[] = [];
+  for (const { table, column } of secretColumns) {
+    const rows = yield {
+      sql: `SELECT id, ${column} AS value FROM ${table}${lockRows}`,
+      params: [],
+    };
+    for (const { id, value } of rows)
+      stored.push({ table, column, id: `${id}`, value: `${value}` });
+  }
+  const sealings = planSealing(stored, box);
+  yield {
+    sql: "INSERT INTO secrets_key_check (id, check_value, created_at) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING",
+    params: [KEY_CHECK_ID, box.checkValue(), Date.now()],
+  };
+  const [recorded] = yield {
+    sql: "SELECT check_value FROM secrets_key_check WHERE id = ?",
+    params: [KEY_CHECK_ID],
+  };
+  if (recorded !== undefined && recorded.check_value !== box.checkValue()) {
+    throw new SecretsKeyMismatchError(
+      "this database was first opened with another secrets key (its key check value differs)",
+    );
+  }
+  for (const { table, column, id, sealed } of sealings) {
+    yield { sql: `UPDATE ${table} SET ${column} = ? WHERE id = ?`, params: [sealed, id] };
+  }
+  return sealings.length;
+}
 
 /**
  * The start-up pass over every stored secret, for any adapter: plain text values (written before
