@@ -1,7 +1,7 @@
 import * as p from "drizzle-orm/pg-core";
 import * as s from "drizzle-orm/sqlite-core";
 import { ms, type SameRow } from "./columns";
-import { pgUsers, users } from "./users";
+import { userRef } from "./users";
 
 /**
  * `Idempotency-Key`s of creates, per user, kept 24 h. A row is claimed (`in_progress`) before the
@@ -14,10 +14,7 @@ export const idempotencyKeys = s.sqliteTable(
   "idempotency_keys",
   {
     id: s.text("id").primaryKey(),
-    userId: s
-      .text("user_id")
-      .notNull()
-      .references(() => users.id),
+    userId: userRef.sqlite("user_id"),
     key: s.text("key").notNull(),
     requestHash: s.text("request_hash").notNull(),
     /** in_progress | completed */
@@ -37,15 +34,11 @@ export const pgIdempotencyKeys = p.pgTable(
   "idempotency_keys",
   {
     id: p.text("id").primaryKey(),
-    userId: p
-      .text("user_id")
-      .notNull()
-      .references(() => pgUsers.id),
+    userId: userRef.pg("user_id"),
     key: p.text("key").notNull(),
     requestHash: p.text("request_hash").notNull(),
     status: p.text("status").notNull(),
     responseStatus: p.bigint("response_status", { mode: "number" }),
-    /** The response body as JSON, sealed (`enc:v1:…`); null while in progress. */
     responseBody: p.text("response_body"),
     createdAt: ms.pg("created_at").notNull(),
   },

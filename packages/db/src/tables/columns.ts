@@ -16,6 +16,12 @@ export const ms = {
   pg: (name: string) => p.bigint(name, { mode: "number" }),
 };
 
+/** A JSON value of type `T`: text on SQLite, `jsonb` on PostgreSQL. */
+export const json = {
+  sqlite: <T>(name: string) => s.text(name, { mode: "json" }).$type<T>(),
+  pg: <T>(name: string) => p.jsonb(name).$type<T>(),
+};
+
 /**
  * Compiles only when the PostgreSQL table infers exactly the row of its SQLite twin (each row is
  * assignable to the other).

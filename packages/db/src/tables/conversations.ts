@@ -1,20 +1,17 @@
 import * as p from "drizzle-orm/pg-core";
 import * as s from "drizzle-orm/sqlite-core";
-import { ms, type SameRow } from "./columns";
-import { pgUsers, users } from "./users";
+import { json, ms, type SameRow } from "./columns";
+import { userRef } from "./users";
 
 export const conversations = s.sqliteTable(
   "conversations",
   {
     id: s.text("id").primaryKey(),
     sandboxId: s.text("sandbox_id").notNull(),
-    ownerId: s
-      .text("owner_id")
-      .notNull()
-      .references(() => users.id),
+    ownerId: userRef.sqlite("owner_id"),
     title: s.text("title"),
-    agent: s.text("agent", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
-    metadata: s.text("metadata", { mode: "json" }).$type<Record<string, string>>().notNull(),
+    agent: json.sqlite<Record<string, unknown>>("agent").notNull(),
+    metadata: json.sqlite<Record<string, string>>("metadata").notNull(),
     archived: s.integer("archived", { mode: "boolean" }).notNull().default(false),
     executionStatus: s.text("execution_status"),
     lastEventAt: s.integer("last_event_at"),
@@ -32,7 +29,7 @@ export const conversations = s.sqliteTable(
     gitProvider: s.text("git_provider"),
     trigger: s.text("trigger"),
     llmModel: s.text("llm_model"),
-    prNumber: s.text("pr_number", { mode: "json" }).$type<number[]>().notNull().default([]),
+    prNumber: json.sqlite<number[]>("pr_number").notNull().default([]),
   },
   (t) => [
     s.index("conversations_owner_created_idx").on(t.ownerId, t.createdAt, t.id),
@@ -46,13 +43,10 @@ export const pgConversations = p.pgTable(
   {
     id: p.text("id").primaryKey(),
     sandboxId: p.text("sandbox_id").notNull(),
-    ownerId: p
-      .text("owner_id")
-      .notNull()
-      .references(() => pgUsers.id),
+    ownerId: userRef.pg("owner_id"),
     title: p.text("title"),
-    agent: p.jsonb("agent").$type<Record<string, unknown>>().notNull(),
-    metadata: p.jsonb("metadata").$type<Record<string, string>>().notNull(),
+    agent: json.pg<Record<string, unknown>>("agent").notNull(),
+    metadata: json.pg<Record<string, string>>("metadata").notNull(),
     archived: p.boolean("archived").notNull().default(false),
     executionStatus: p.text("execution_status"),
     lastEventAt: ms.pg("last_event_at"),
@@ -65,7 +59,7 @@ export const pgConversations = p.pgTable(
     gitProvider: p.text("git_provider"),
     trigger: p.text("trigger"),
     llmModel: p.text("llm_model"),
-    prNumber: p.jsonb("pr_number").$type<number[]>().notNull().default([]),
+    prNumber: json.pg<number[]>("pr_number").notNull().default([]),
   },
   (t) => [
     p.index("conversations_owner_created_idx").on(t.ownerId, t.createdAt, t.id),
@@ -86,17 +80,14 @@ export const conversationStartTasks = s.sqliteTable(
   "conversation_start_tasks",
   {
     id: s.text("id").primaryKey(),
-    ownerId: s
-      .text("owner_id")
-      .notNull()
-      .references(() => users.id),
+    ownerId: userRef.sqlite("owner_id"),
     status: s.text("status").notNull(),
     detail: s.text("detail"),
     appConversationId: s.text("app_conversation_id"),
     sandboxId: s.text("sandbox_id"),
     agentServerUrl: s.text("agent_server_url"),
     /** The create request as accepted (defaults filled). */
-    request: s.text("request", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    request: json.sqlite<Record<string, unknown>>("request").notNull(),
     /** The replica running the create: an unfinished task of a dead replica is reconciled. */
     replicaId: s.text("replica_id"),
     /** The create's `Idempotency-Key` record, completed or released with the task. */
@@ -115,16 +106,13 @@ export const pgConversationStartTasks = p.pgTable(
   "conversation_start_tasks",
   {
     id: p.text("id").primaryKey(),
-    ownerId: p
-      .text("owner_id")
-      .notNull()
-      .references(() => pgUsers.id),
+    ownerId: userRef.pg("owner_id"),
     status: p.text("status").notNull(),
     detail: p.text("detail"),
     appConversationId: p.text("app_conversation_id"),
     sandboxId: p.text("sandbox_id"),
     agentServerUrl: p.text("agent_server_url"),
-    request: p.jsonb("request").$type<Record<string, unknown>>().notNull(),
+    request: json.pg<Record<string, unknown>>("request").notNull(),
     replicaId: p.text("replica_id"),
     idempotencyRecordId: p.text("idempotency_record_id"),
     createdAt: ms.pg("created_at").notNull(),
@@ -158,7 +146,7 @@ export const conversationEvents = s.sqliteTable(
     timestampUs: s.integer("timestamp_us").notNull(),
     kind: s.text("kind").notNull(),
     source: s.text("source").notNull(),
-    body: s.text("body", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    body: json.sqlite<Record<string, unknown>>("body").notNull(),
     receivedAt: s.integer("received_at").notNull(),
   },
   (t) => [

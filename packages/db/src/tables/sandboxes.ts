@@ -1,8 +1,8 @@
 import { DEFAULT_SANDBOX_EGRESS, type SandboxEgressPolicy } from "@sandbox-server/egress";
 import * as p from "drizzle-orm/pg-core";
 import * as s from "drizzle-orm/sqlite-core";
-import { ms, type SameRow } from "./columns";
-import { pgUsers, users } from "./users";
+import { json, ms, type SameRow } from "./columns";
+import { userRef } from "./users";
 
 export const sandboxSpecs = s.sqliteTable("sandbox_specs", {
   id: s.text("id").primaryKey(),
@@ -11,17 +11,17 @@ export const sandboxSpecs = s.sqliteTable("sandbox_specs", {
   /** Which runtime can run it: "process", "docker", or "any". */
   runtime: s.text("runtime").notNull().default("any"),
   image: s.text("image"),
-  command: s.text("command", { mode: "json" }).$type<string[]>(),
+  command: json.sqlite<string[]>("command"),
   workingDir: s.text("working_dir"),
-  initialEnv: s.text("initial_env", { mode: "json" }).$type<Record<string, string>>().notNull(),
+  initialEnv: json.sqlite<Record<string, string>>("initial_env").notNull(),
   cpu: s.real("cpu"),
   memoryMb: s.integer("memory_mb"),
   pids: s.integer("pids"),
   /** The egress policy of the spec's sandboxes unless a create sets one; null: the server's default. */
-  network: s.text("network", { mode: "json" }).$type<SandboxEgressPolicy>(),
+  network: json.sqlite<SandboxEgressPolicy>("network"),
   createdAt: ms.sqlite("created_at").notNull(),
   /** Lifetime defaults of its sandboxes (`timeout_s`, …); null: the operator's defaults. */
-  lifetime: s.text("lifetime", { mode: "json" }).$type<SpecLifetime>(),
+  lifetime: json.sqlite<SpecLifetime>("lifetime"),
 });
 
 export const pgSandboxSpecs = p.pgTable("sandbox_specs", {
@@ -30,16 +30,15 @@ export const pgSandboxSpecs = p.pgTable("sandbox_specs", {
   description: p.text("description").notNull().default(""),
   runtime: p.text("runtime").notNull().default("any"),
   image: p.text("image"),
-  command: p.jsonb("command").$type<string[]>(),
+  command: json.pg<string[]>("command"),
   workingDir: p.text("working_dir"),
-  initialEnv: p.jsonb("initial_env").$type<Record<string, string>>().notNull(),
+  initialEnv: json.pg<Record<string, string>>("initial_env").notNull(),
   cpu: p.doublePrecision("cpu"),
   memoryMb: p.bigint("memory_mb", { mode: "number" }),
   pids: p.bigint("pids", { mode: "number" }),
-  /** The egress policy of the spec's sandboxes unless a create sets one; null: the server's default. */
-  network: p.jsonb("network").$type<SandboxEgressPolicy>(),
+  network: json.pg<SandboxEgressPolicy>("network"),
   createdAt: ms.pg("created_at").notNull(),
-  lifetime: p.jsonb("lifetime").$type<SpecLifetime>(),
+  lifetime: json.pg<SpecLifetime>("lifetime"),
 });
 
 export type SandboxSpecsRowsMatch = SameRow<typeof pgSandboxSpecs, typeof sandboxSpecs>;
@@ -71,10 +70,7 @@ export const sandboxes = s.sqliteTable(
   "sandboxes",
   {
     id: s.text("id").primaryKey(),
-    ownerId: s
-      .text("owner_id")
-      .notNull()
-      .references(() => users.id),
+    ownerId: userRef.sqlite("owner_id"),
     specId: s.text("spec_id").notNull(),
     runtime: s.text("runtime").notNull(),
     status: s.text("status").notNull(),
@@ -82,14 +78,10 @@ export const sandboxes = s.sqliteTable(
     /** Sealed by the store (`enc:v1:…`): the control plane presents it to the agent server. */
     sessionApiKey: s.text("session_api_key").notNull(),
     agentServerUrl: s.text("agent_server_url"),
-    labels: s.text("labels", { mode: "json" }).$type<Record<string, string>>().notNull(),
-    env: s.text("env", { mode: "json" }).$type<Record<string, string>>().notNull(),
+    labels: json.sqlite<Record<string, string>>("labels").notNull(),
+    env: json.sqlite<Record<string, string>>("env").notNull(),
     /** The egress policy in force (allow_internet, allow_out, deny_out). */
-    network: s
-      .text("network", { mode: "json" })
-      .$type<SandboxEgressPolicy>()
-      .notNull()
-      .default(DEFAULT_SANDBOX_EGRESS),
+    network: json.sqlite<SandboxEgressPolicy>("network").notNull().default(DEFAULT_SANDBOX_EGRESS),
     lastActivityAt: s.integer("last_activity_at"),
     createdAt: ms.sqlite("created_at").notNull(),
     updatedAt: ms.sqlite("updated_at").notNull(),
@@ -110,11 +102,7 @@ export const sandboxes = s.sqliteTable(
     pausedAt: s.integer("paused_at"),
     /** The earliest moment a lifetime rule may fire; the sweep reads only rows due by now. */
     lifetimeDueAt: s.integer("lifetime_due_at"),
-    portAccess: s
-      .text("port_access", { mode: "json" })
-      .$type<SandboxPortAccess>()
-      .notNull()
-      .default(NO_PORT_ACCESS),
+    portAccess: json.sqlite<SandboxPortAccess>("port_access").notNull().default(NO_PORT_ACCESS),
   },
   (t) => [
     s.index("sandboxes_owner_created_idx").on(t.ownerId, t.createdAt, t.id),
@@ -127,10 +115,7 @@ export const pgSandboxes = p.pgTable(
   "sandboxes",
   {
     id: p.text("id").primaryKey(),
-    ownerId: p
-      .text("owner_id")
-      .notNull()
-      .references(() => pgUsers.id),
+    ownerId: userRef.pg("owner_id"),
     specId: p.text("spec_id").notNull(),
     runtime: p.text("runtime").notNull(),
     status: p.text("status").notNull(),
@@ -138,14 +123,9 @@ export const pgSandboxes = p.pgTable(
     /** Sealed by the store (`enc:v1:…`). */
     sessionApiKey: p.text("session_api_key").notNull(),
     agentServerUrl: p.text("agent_server_url"),
-    labels: p.jsonb("labels").$type<Record<string, string>>().notNull(),
-    env: p.jsonb("env").$type<Record<string, string>>().notNull(),
-    /** The egress policy in force (allow_internet, allow_out, deny_out). */
-    network: p
-      .jsonb("network")
-      .$type<SandboxEgressPolicy>()
-      .notNull()
-      .default(DEFAULT_SANDBOX_EGRESS),
+    labels: json.pg<Record<string, string>>("labels").notNull(),
+    env: json.pg<Record<string, string>>("env").notNull(),
+    network: json.pg<SandboxEgressPolicy>("network").notNull().default(DEFAULT_SANDBOX_EGRESS),
     lastActivityAt: ms.pg("last_activity_at"),
     createdAt: ms.pg("created_at").notNull(),
     updatedAt: ms.pg("updated_at").notNull(),
@@ -157,7 +137,7 @@ export const pgSandboxes = p.pgTable(
     runningSince: ms.pg("running_since"),
     pausedAt: ms.pg("paused_at"),
     lifetimeDueAt: ms.pg("lifetime_due_at"),
-    portAccess: p.jsonb("port_access").$type<SandboxPortAccess>().notNull().default(NO_PORT_ACCESS),
+    portAccess: json.pg<SandboxPortAccess>("port_access").notNull().default(NO_PORT_ACCESS),
   },
   (t) => [
     p.index("sandboxes_owner_created_idx").on(t.ownerId, t.createdAt, t.id),

@@ -27,14 +27,25 @@ export const pgUsers = p.pgTable("users", {
 
 export type UsersRowsMatch = SameRow<typeof pgUsers, typeof users>;
 
+/** A column holding the id of an existing user (the owner of the row). */
+export const userRef = {
+  sqlite: (name: string) =>
+    s
+      .text(name)
+      .notNull()
+      .references(() => users.id),
+  pg: (name: string) =>
+    p
+      .text(name)
+      .notNull()
+      .references(() => pgUsers.id),
+};
+
 export const apiKeys = s.sqliteTable(
   "api_keys",
   {
     id: s.text("id").primaryKey(),
-    userId: s
-      .text("user_id")
-      .notNull()
-      .references(() => users.id),
+    userId: userRef.sqlite("user_id"),
     name: s.text("name").notNull(),
     /** sha256 of the key; the key itself is shown once and never stored. */
     keyHash: s.text("key_hash").notNull(),
@@ -50,10 +61,7 @@ export const pgApiKeys = p.pgTable(
   "api_keys",
   {
     id: p.text("id").primaryKey(),
-    userId: p
-      .text("user_id")
-      .notNull()
-      .references(() => pgUsers.id),
+    userId: userRef.pg("user_id"),
     name: p.text("name").notNull(),
     keyHash: p.text("key_hash").notNull(),
     prefix: p.text("prefix").notNull(),

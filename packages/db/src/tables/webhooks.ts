@@ -1,19 +1,16 @@
 import * as p from "drizzle-orm/pg-core";
 import * as s from "drizzle-orm/sqlite-core";
-import { ms, type SameRow } from "./columns";
-import { pgUsers, users } from "./users";
+import { json, ms, type SameRow } from "./columns";
+import { userRef } from "./users";
 
 export const webhooks = s.sqliteTable(
   "webhooks",
   {
     id: s.text("id").primaryKey(),
-    ownerId: s
-      .text("owner_id")
-      .notNull()
-      .references(() => users.id),
+    ownerId: userRef.sqlite("owner_id"),
     url: s.text("url").notNull(),
     /** Event kinds to deliver; null delivers every kind. */
-    events: s.text("events", { mode: "json" }).$type<string[]>(),
+    events: json.sqlite<string[]>("events"),
     /** Only this conversation's events (and its sandbox's lifecycle); null for all of the owner's. */
     conversationId: s.text("conversation_id"),
     /** The HMAC key, sealed by the store (`enc:v1:…`, see `secrets/`): every signature needs it. */
@@ -27,14 +24,10 @@ export const pgWebhooks = p.pgTable(
   "webhooks",
   {
     id: p.text("id").primaryKey(),
-    ownerId: p
-      .text("owner_id")
-      .notNull()
-      .references(() => pgUsers.id),
+    ownerId: userRef.pg("owner_id"),
     url: p.text("url").notNull(),
-    events: p.jsonb("events").$type<string[]>(),
+    events: json.pg<string[]>("events"),
     conversationId: p.text("conversation_id"),
-    /** Sealed by the store (`enc:v1:…`). */
     secret: p.text("secret").notNull(),
     createdAt: ms.pg("created_at").notNull(),
   },
