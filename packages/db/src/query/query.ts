@@ -3,6 +3,7 @@ import {
   and,
   count,
   eq,
+  getTableColumns,
   type Placeholder,
   type SQL,
   type SQLWrapper,
@@ -133,8 +134,8 @@ export function transactionExecutor(
 export interface PageKey<Row> {
   sort: AnyColumn | SQLWrapper;
   direction: SortDirection;
-  /** The row's value of `sort`, written into the next page's cursor. */
-  value: (row: Row) => number | string;
+  /** The row's value of `sort` for the next page's cursor: needed only where `sort` is no column. */
+  value?: (row: Row) => number | string;
   /** The type of `sort`'s values (a cursor of the other type is refused); number by default. */
   valueType?: "number" | "string";
 }
@@ -160,7 +161,15 @@ export async function selectPage<T extends Paged>(
     .where(and(filter, where))
     .orderBy(...orderBy)
     .limit(page.limit + 1)) as T["$inferSelect"][];
-  return toPage(rows, page.limit, key.value);
+  return toPage(rows, page.limit, key.value ?? columnValue(table, key.sort));
+}
+
+/** A row's value of `column`, one of `table`'s, found under the column's key. */
+function columnValue(table: PgTable, column: AnyColumn | SQLWrapper) {
+  const entry = Object.entries(getTableColumns(table)).find(([, c]) => c === column);
+  if (entry === undefined) throw new Error("a page key sorting by an expression needs its value");
+  const [name] = entry;
+  return (row: Record<string, unknown>) => row[name] as number | string;
 }
 
 /** The row of `table` with `id`. Read on hot paths: prepared once per connection, as `name`. */
@@ -191,11 +200,18 @@ export async function countWhere(db: QueryDb, table: PgTable, filter: SQL | unde
   return row?.n ?? 0;
 }
 
-/** Values of a prepared insert: one named placeholder per column, bound from the row at run. */
-export function placeholders<K extends string>(columns: readonly K[]): Record<K, Placeholder<K>> {
-  return Object.fromEntries(columns.map((c) => [c, sql.placeholder(c)])) as Record<
-    K,
-    Placeholder<K>
+/**
+ * Values of a prepared insert: a named placeholder for each of `table`'s columns but `except`
+ * (columns the rows leave to their defaults), bound from the row at run.
+ */
+export function placeholders<T extends PgTable, X extends keyof T["$inferInsert"] = never>(
+  table: T,
+  ...except: X[]
+) {
+  const names = Object.keys(getTableColumns(table)).filter((c) => !except.includes(c as X));
+  return Object.fromEntries(names.map((c) => [c, sql.placeholder(c)])) as Record<
+    Exclude<keyof T["$inferInsert"], X>,
+    Placeholder
   >;
 }
 

@@ -12,18 +12,6 @@ import {
 
 export type ConversationEventRepository = ReturnType<typeof createConversationEventRepository>;
 
-const COLUMNS = [
-  "id",
-  "conversationId",
-  "ownerId",
-  "timestamp",
-  "timestampUs",
-  "kind",
-  "source",
-  "body",
-  "receivedAt",
-] as const satisfies readonly (keyof ConversationEventRow)[];
-
 function matching({ t }: Query, filter: ConversationEventFilter): SQL | undefined {
   const e = t.conversationEvents;
   return and(
@@ -39,7 +27,7 @@ async function insertIfNew(q: Query, row: ConversationEventRow): Promise<boolean
   const insert = q.prepared("events_insert_if_new", ({ db, t }) =>
     db
       .insert(t.conversationEvents)
-      .values(placeholders(COLUMNS))
+      .values(placeholders(t.conversationEvents))
       .onConflictDoNothing()
       .returning({ id: t.conversationEvents.id })
       .prepare("events_insert_if_new"),
@@ -91,11 +79,7 @@ export function createConversationEventRepository({ read, write }: Executor) {
     search: (filter: ConversationEventFilter, direction: SortDirection, page: PageRequest) =>
       read((q) => {
         const e = q.t.conversationEvents;
-        const key = {
-          sort: e.timestampUs,
-          direction,
-          value: (r: ConversationEventRow) => r.timestampUs,
-        };
+        const key = { sort: e.timestampUs, direction };
         return selectPage(q.db, e, matching(q, filter), key, page);
       }),
     count: (filter: ConversationEventFilter) =>

@@ -146,9 +146,7 @@ export function createConversationRepository({ read, write }: Executor) {
                 value: (r: ConversationRow) => r.title ?? "",
                 valueType: "string" as const,
               }
-            : sort === "created"
-              ? { sort: c.createdAt, value: (r: ConversationRow) => r.createdAt }
-              : { sort: c.updatedAt, value: (r: ConversationRow) => r.updatedAt };
+            : { sort: sort === "created" ? c.createdAt : c.updatedAt };
         return selectPage(q.db, c, matching(q, filter), { ...key, direction }, page);
       }),
     count: (filter: ConversationFilter) =>

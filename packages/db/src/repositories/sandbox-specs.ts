@@ -1,5 +1,5 @@
 import type { PageRequest } from "../paging";
-import type { NewSandboxSpec, SandboxSpecRow } from "../port/rows";
+import type { NewSandboxSpec } from "../port/rows";
 import { type Executor, selectById, selectPage } from "../query/query";
 
 export type SandboxSpecRepository = ReturnType<typeof createSandboxSpecRepository>;
@@ -18,11 +18,7 @@ export function createSandboxSpecRepository({ read, write }: Executor) {
       }),
     search: (page: PageRequest) =>
       read(({ db, t }) => {
-        const key = {
-          sort: t.sandboxSpecs.createdAt,
-          direction: "asc" as const,
-          value: (r: SandboxSpecRow) => r.createdAt,
-        };
+        const key = { sort: t.sandboxSpecs.createdAt, direction: "asc" } as const;
         return selectPage(db, t.sandboxSpecs, undefined, key, page);
       }),
   };

@@ -57,12 +57,7 @@ export function createSandboxRepository({ read, write }: Executor) {
           filter.specId ? eq(s.specId, filter.specId) : undefined,
           filter.label ? dialect.hasLabel(s.labels, filter.label) : undefined,
         );
-        const key = {
-          sort: s.createdAt,
-          direction: "desc" as const,
-          value: (r: SandboxRow) => r.createdAt,
-        };
-        return selectPage(db, s, matching, key, page);
+        return selectPage(db, s, matching, { sort: s.createdAt, direction: "desc" }, page);
       }),
     listByStatus: (statuses: string[]) =>
       read(({ db, t }) =>

@@ -50,10 +50,7 @@ export function createStartTaskRepository({ read, write }: Executor) {
     ) =>
       read((q) => {
         const tasks = q.t.conversationStartTasks;
-        const key =
-          sort === "created"
-            ? { sort: tasks.createdAt, direction, value: (r: StartTaskRow) => r.createdAt }
-            : { sort: tasks.updatedAt, direction, value: (r: StartTaskRow) => r.updatedAt };
+        const key = { sort: sort === "created" ? tasks.createdAt : tasks.updatedAt, direction };
         return selectPage(q.db, tasks, matching(q, filter), key, page);
       }),
     count: (filter: StartTaskFilter) =>

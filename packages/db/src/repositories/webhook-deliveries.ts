@@ -21,23 +21,6 @@ import { countWhere, type Executor, placeholders, selectById, selectPage } from 
 
 export type WebhookDeliveryRepository = ReturnType<typeof createWebhookDeliveryRepository>;
 
-const COLUMNS = [
-  "id",
-  "webhookId",
-  "stream",
-  "eventId",
-  "eventKind",
-  "payload",
-  "status",
-  "attempts",
-  "nextAttemptAt",
-  "lastStatusCode",
-  "lastError",
-  "createdAt",
-  "updatedAt",
-  "completedAt",
-] as const satisfies readonly (keyof NewWebhookDelivery)[];
-
 export function createWebhookDeliveryRepository({ read, write }: Executor) {
   return {
     insert: (row: NewWebhookDelivery) =>
@@ -51,7 +34,10 @@ export function createWebhookDeliveryRepository({ read, write }: Executor) {
         if (dialect.rowsPerInsert === 1) {
           // Every followed event's outbox rows go through this insert: prepared once.
           const insert = prepared("deliveries_insert", (q) =>
-            q.db.insert(d).values(placeholders(COLUMNS)).prepare("deliveries_insert"),
+            q.db
+              .insert(d)
+              .values(placeholders(d, "seq", "claimedBy", "claimedUntil"))
+              .prepare("deliveries_insert"),
           );
           for (const row of rows) await insert.all(row);
           return;
@@ -174,12 +160,7 @@ export function createWebhookDeliveryRepository({ read, write }: Executor) {
           eq(d.webhookId, filter.webhookId),
           filter.status ? eq(d.status, filter.status) : undefined,
         );
-        const key = {
-          sort: d.seq,
-          direction: "desc",
-          value: (r: WebhookDeliveryRow) => r.seq,
-        } as const;
-        return selectPage(db, d, matching, key, page);
+        return selectPage(db, d, matching, { sort: d.seq, direction: "desc" }, page);
       }),
   };
 }

@@ -37,11 +37,7 @@ export function createWebhookRepository({ read, write }: Executor) {
     /** The owner's webhooks, newest first. */
     search: (ownerId: string, page: PageRequest) =>
       read(({ db, t }) => {
-        const key = {
-          sort: t.webhooks.createdAt,
-          direction: "desc",
-          value: (r: WebhookRow) => r.createdAt,
-        } as const;
+        const key = { sort: t.webhooks.createdAt, direction: "desc" } as const;
         return selectPage(db, t.webhooks, eq(t.webhooks.ownerId, ownerId), key, page);
       }),
   };
