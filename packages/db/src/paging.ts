@@ -21,31 +21,27 @@ export class InvalidPageIdError extends Error {
   }
 }
 
-interface Cursor {
-  /** The sort value of the last row: a time, or a text (a title). */
-  v: number | string;
-  id: string;
+/** A cursor: the sort value of the last row (a time, or a text such as a title) and its id. */
+type Cursor = [value: number | string, id: string];
+
+function encodeCursor(cursor: Cursor): string {
+  return Buffer.from(JSON.stringify(cursor)).toString("base64url");
 }
 
-export function encodeCursor(cursor: Cursor): string {
-  return Buffer.from(JSON.stringify([cursor.v, cursor.id])).toString("base64url");
-}
-
-export function decodeCursor(pageId: string): Cursor {
+/** The cursor of `pageId`, if this server produced it for a sort of `valueType` values. */
+function decodeCursor(pageId: string, valueType: "number" | "string"): Cursor {
+  let parsed: unknown;
   try {
-    const parsed: unknown = JSON.parse(Buffer.from(pageId, "base64url").toString("utf8"));
-    if (
-      Array.isArray(parsed) &&
-      parsed.length === 2 &&
-      (typeof parsed[0] === "number" || typeof parsed[0] === "string") &&
-      typeof parsed[1] === "string"
-    ) {
-      return { v: parsed[0], id: parsed[1] };
-    }
+    parsed = JSON.parse(Buffer.from(pageId, "base64url").toString("utf8"));
   } catch {
-    // fall through
+    throw new InvalidPageIdError();
   }
-  throw new InvalidPageIdError();
+  // A cursor of another sort order (a title where a time belongs) is not this query's.
+  const [value, id, ...rest] = Array.isArray(parsed) ? parsed : [];
+  if (typeof value !== valueType || typeof id !== "string" || rest.length > 0) {
+    throw new InvalidPageIdError();
+  }
+  return [value, id];
 }
 
 /**
@@ -63,12 +59,10 @@ export function keyset(
   const order = direction === "asc" ? asc : desc;
   let where: SQL | undefined;
   if (pageId) {
-    const cursor = decodeCursor(pageId);
-    // A cursor of another sort order (a title where a time belongs) is not this query's.
-    if (typeof cursor.v !== valueType) throw new InvalidPageIdError();
+    const [value, id] = decodeCursor(pageId, valueType);
     // A row-value comparison, so SQLite seeks the index range instead of scanning to the cursor.
     const op = sql.raw(direction === "asc" ? ">" : "<");
-    where = sql`(${sortColumn}, ${idColumn}) ${op} (${cursor.v}, ${cursor.id})`;
+    where = sql`(${sortColumn}, ${idColumn}) ${op} (${value}, ${id})`;
   }
   return { where, orderBy: [order(sortColumn), order(idColumn)] };
 }
@@ -82,8 +76,5 @@ export function toPage<T extends { id: string }>(
   if (rows.length <= limit) return { items: rows, nextPageId: null };
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
-  return {
-    items,
-    nextPageId: last ? encodeCursor({ v: sortValue(last), id: last.id }) : null,
-  };
+  return { items, nextPageId: last ? encodeCursor([sortValue(last), last.id]) : null };
 }

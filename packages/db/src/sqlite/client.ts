@@ -59,23 +59,14 @@ export const defaultMigrationsFolder = fileURLToPath(new URL("../../drizzle", im
 /** Opens (creating if needed) the SQLite database at `path` (or `:memory:`) and migrates it. */
 export function createDb(path: string, options: CreateDbOptions = {}): DbHandle {
   if (path !== ":memory:" && !options.attach) mkdirSync(dirname(path), { recursive: true });
-  const sqlite = new Database(path, { fileMustExist: options.attach === true });
-  sqlite.pragma("journal_mode = WAL");
-  sqlite.pragma("synchronous = NORMAL");
-  sqlite.pragma("foreign_keys = ON");
-  sqlite.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
-  cacheStatements(sqlite);
-  const db = drizzle(sqlite, { schema });
+  const handle = open(path, options.attach === true, options.busyTimeoutMs ?? 5000);
+  handle.sqlite.pragma("journal_mode = WAL");
+  handle.sqlite.pragma("synchronous = NORMAL");
+  handle.sqlite.pragma("foreign_keys = ON");
   if (!options.attach) {
-    migrate(db, { migrationsFolder: options.migrationsFolder ?? defaultMigrationsFolder });
+    migrate(handle.db, { migrationsFolder: options.migrationsFolder ?? defaultMigrationsFolder });
   }
-  return {
-    db,
-    sqlite,
-    close: () => {
-      if (sqlite.open) sqlite.close();
-    },
-  };
+  return handle;
 }
 
 /**
@@ -83,9 +74,14 @@ export function createDb(path: string, options: CreateDbOptions = {}): DbHandle 
  * (`query_only`): in WAL mode it reads the last committed state while another connection writes.
  */
 export function openReadConnection(path: string, busyTimeoutMs: number): DbHandle {
-  const sqlite = new Database(path, { fileMustExist: true });
+  const handle = open(path, true, busyTimeoutMs);
+  handle.sqlite.pragma("query_only = ON");
+  return handle;
+}
+
+function open(path: string, fileMustExist: boolean, busyTimeoutMs: number): DbHandle {
+  const sqlite = new Database(path, { fileMustExist });
   sqlite.pragma(`busy_timeout = ${busyTimeoutMs}`);
-  sqlite.pragma("query_only = ON");
   cacheStatements(sqlite);
   return {
     db: drizzle(sqlite, { schema }),
