@@ -7,6 +7,9 @@ import type { NO_LIFETIME } from "./new-sandbox";
  * infers the same row, checked at compile time beside the two definitions (`tables/`).
  */
 
+/** `T` with the fields `K` optional. */
+type Optional<T, K extends keyof T> = Omit<T, K> & Partial<Pick<T, K>>;
+
 export type User = typeof schema.users.$inferSelect;
 /** A user as created: not disabled, not deleted. */
 export type NewUser = Omit<User, "disabledAt" | "deletedAt">;
@@ -14,8 +17,7 @@ export type ApiKey = typeof schema.apiKeys.$inferSelect;
 export type SandboxSpecRow = typeof schema.sandboxSpecs.$inferSelect;
 export type { DeclaredPort, SandboxPortAccess, SpecLifetime } from "../schema";
 /** A spec as upserted: without lifetime defaults it has none (the operator's apply). */
-export type NewSandboxSpec = Omit<SandboxSpecRow, "lifetime"> &
-  Partial<Pick<SandboxSpecRow, "lifetime">>;
+export type NewSandboxSpec = Optional<SandboxSpecRow, "lifetime">;
 export type SandboxRow = typeof schema.sandboxes.$inferSelect;
 /** The lifetime columns of a sandbox (policy, active-time accounting, the sweep's due time). */
 export type SandboxLifetimeFields = keyof typeof NO_LIFETIME;
@@ -24,14 +26,11 @@ export type SandboxLifetime = Pick<SandboxRow, SandboxLifetimeFields>;
  * A sandbox as inserted: absent lifetime columns mean no policy and no active time yet; absent
  * `portAccess`, no declared ports and no auto-resume.
  */
-export type NewSandbox = Omit<SandboxRow, SandboxLifetimeFields | "portAccess"> &
-  Partial<SandboxLifetime> &
-  Partial<Pick<SandboxRow, "portAccess">>;
+export type NewSandbox = Optional<SandboxRow, SandboxLifetimeFields | "portAccess">;
 export type ConversationRow = typeof schema.conversations.$inferSelect;
 /** The OpenHands fields of a conversation: optional on insert (null, or `[]` for `prNumber`). */
 export type ConversationClientFields = keyof typeof CLIENT_FIELD_DEFAULTS;
-export type NewConversation = Omit<ConversationRow, ConversationClientFields> &
-  Partial<Pick<ConversationRow, ConversationClientFields>>;
+export type NewConversation = Optional<ConversationRow, ConversationClientFields>;
 export type StartTaskRow = typeof schema.conversationStartTasks.$inferSelect;
 export type ConversationEventRow = typeof schema.conversationEvents.$inferSelect;
 export type WebhookRow = typeof schema.webhooks.$inferSelect;
@@ -50,8 +49,7 @@ export type SandboxClaim = Pick<
   SandboxRow,
   "ownerId" | "sessionApiKey" | "labels" | "network" | "createdAt" | "updatedAt"
 > &
-  Partial<SandboxLifetime> &
-  Partial<Pick<SandboxRow, "portAccess">>;
+  Partial<Pick<SandboxRow, SandboxLifetimeFields | "portAccess">>;
 
 export type ConversationPatch = Partial<
   Omit<ConversationRow, "id" | "ownerId" | "sandboxId" | "createdAt">
