@@ -172,7 +172,7 @@ function columnValue(table: PgTable, column: AnyColumn | SQLWrapper) {
   return (row: Record<string, unknown>) => row[name] as number | string;
 }
 
-/** The row of `table` with `id`. Read on hot paths: prepared once per connection, as `name`. */
+/** The row of `table` with `id`: prepared once per connection (hot paths read by id), as `name`. */
 export function selectById<T extends Paged>(
   q: Query,
   name: string,

@@ -32,14 +32,14 @@ export interface SealingStatement {
 }
 
 /**
- * What opening a store does to its secrets, for either adapter, which runs these statements in one
- * transaction, each handing its rows to the next step: seals every secret still stored in plain
- * text, checks that every sealed one opens with `box`'s key (`planSealing`) and records the key's
- * check value, or checks it against the one the first start recorded (an insert-if-absent, then
- * a read, so of two replicas opening a fresh database with different keys exactly one passes). On a
- * wrong key or an unreadable value it throws before it writes a secret; the adapter rolls back.
- * `lockRows` is what a select of the secrets ends with (PostgreSQL: `FOR UPDATE`). Returns how
- * many values it sealed.
+ * What opening a store does to its secrets, written once for both adapters as the statements to
+ * run in one transaction: the adapter runs each statement it is handed and hands back its rows.
+ * Seals every secret still stored in plain text, checks that every sealed one opens with `box`'s
+ * key (`planSealing`) and records the key's check value, or checks it against the one the first
+ * start recorded (an insert-if-absent, then a read, so of two replicas opening a fresh database
+ * with different keys exactly one passes). On a wrong key or an unreadable value it throws before
+ * it writes a secret, and the adapter rolls back. `lockRows` ends each select of the secrets
+ * (PostgreSQL: `FOR UPDATE`). Returns how many values it sealed.
  */
 export function* sealingStatements(
   box: SecretBox,
@@ -51,8 +51,9 @@ export function* sealingStatements(
       sql: `SELECT id, ${column} AS value FROM ${table}${lockRows}`,
       params: [],
     };
-    for (const { id, value } of rows)
+    for (const { id, value } of rows) {
       stored.push({ table, column, id: `${id}`, value: `${value}` });
+    }
   }
   const sealings = planSealing(stored, box);
   yield {
