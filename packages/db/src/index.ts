@@ -3,7 +3,8 @@ export {
   createPostgresStore,
   type PostgresStoreOptions,
 } from "./pg/pg-store";
-export { completeSandbox, NO_LIFETIME } from "./port/new-sandbox";
+export { completeSandbox } from "./port/new-sandbox";
+export { NO_LIFETIME } from "./port/row-defaults";
 export type * from "./port/rows";
 export * from "./port/store";
 export type * from "./repositories";

@@ -1,6 +1,5 @@
-import type { CLIENT_FIELD_DEFAULTS } from "../repositories/conversations";
 import type * as schema from "../schema";
-import type { NO_LIFETIME } from "./new-sandbox";
+import type { CLIENT_FIELD_DEFAULTS, NO_LIFETIME } from "./row-defaults";
 
 /*
  * Row shapes of the store, inferred from the SQLite tables (`schema.ts`). Each PostgreSQL table

@@ -1,5 +1,6 @@
 import { and, eq, gte, isNull, lt, type SQL, sql } from "drizzle-orm";
 import type { PageRequest, SortDirection } from "../paging";
+import { CLIENT_FIELD_DEFAULTS } from "../port/row-defaults";
 import type {
   ConversationFilter,
   ConversationPatch,
@@ -19,18 +20,6 @@ import {
 } from "../query/query";
 
 export type ConversationRepository = ReturnType<typeof createConversationRepository>;
-
-/** What a conversation stored without the OpenHands fields has for them. */
-export const CLIENT_FIELD_DEFAULTS = {
-  parentConversationId: null,
-  public: null,
-  selectedRepository: null,
-  selectedBranch: null,
-  gitProvider: null,
-  trigger: null,
-  llmModel: null,
-  prNumber: [],
-} satisfies Partial<ConversationRow>;
 
 function matching({ t, dialect }: Query, filter: ConversationFilter): SQL | undefined {
   const c = t.conversations;

@@ -1,6 +1,4 @@
 import type { Executor } from "../query/query";
-import type { SecretBox } from "../secrets/secret-box";
-import { sealedRepositories } from "../secrets/secret-rows";
 import { createConversationEventRepository } from "./conversation-events";
 import { createConversationRepository } from "./conversations";
 import { createIdempotencyKeyRepository } from "./idempotency-keys";
@@ -33,14 +31,10 @@ export type Repositories = ReturnType<typeof plainRepositories>;
 
 /**
  * The port's repositories, for either dialect: every call runs through `exec` (the store's
- * connections outside a transaction, the transaction's inside one). Secrets are sealed with
- * `box` on their way in and opened on their way out (`sealedRepositories`).
+ * connections outside a transaction, the transaction's inside one). The stores wrap them so that
+ * secrets are sealed on their way in and opened on their way out (`createSealedRepositories`).
  */
-export function createRepositories(exec: Executor, box: SecretBox): Repositories {
-  return sealedRepositories(plainRepositories(exec), box);
-}
-
-function plainRepositories(exec: Executor) {
+export function plainRepositories(exec: Executor) {
   return {
     users: createUserRepository(exec),
     specs: createSandboxSpecRepository(exec),

@@ -1,7 +1,8 @@
 import type { Page } from "../paging";
 import { completeSandbox } from "../port/new-sandbox";
 import type { SandboxRow, WebhookRow } from "../port/rows";
-import type { Repositories } from "../repositories";
+import type { Executor } from "../query/query";
+import { plainRepositories, type Repositories } from "../repositories";
 import type { SecretBox } from "./secret-box";
 
 /** Every column that holds a secret, by table. Each table's key column is `id`. */
@@ -18,6 +19,14 @@ export function secretContext(table: string, column: string, id: string): string
 const sandboxKey = (id: string) => secretContext("sandboxes", "session_api_key", id);
 const webhookSecret = (id: string) => secretContext("webhooks", "secret", id);
 const idempotentResponse = (id: string) => secretContext("idempotency_keys", "response_body", id);
+
+/**
+ * The port's repositories over `exec`, as callers see them: secrets sealed with `box` on their
+ * way in and opened on their way out.
+ */
+export function createRepositories(exec: Executor, box: SecretBox): Repositories {
+  return sealedRepositories(plainRepositories(exec), box);
+}
 
 /**
  * `repos` as callers see them: secrets are sealed before they are written and opened as they are

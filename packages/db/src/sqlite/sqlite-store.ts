@@ -8,9 +8,9 @@ import {
   type Tables,
   transactionExecutor,
 } from "../query/query";
-import { createRepositories } from "../repositories";
 import * as tables from "../schema";
 import type { SecretBox } from "../secrets/secret-box";
+import { createRepositories } from "../secrets/secret-rows";
 import { busyError, isBusy, retryWhileBusy } from "./busy";
 import { type CreateDbOptions, createDb, type Db, openReadConnection } from "./client";
 import { Mutex } from "./mutex";
