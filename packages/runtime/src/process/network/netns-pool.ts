@@ -17,7 +17,7 @@ export type MakeNetns = (name: string) => Promise<string | null>;
  * Namespaces kept ready: enough for a burst of creates, and for the creates of one refill delay
  * when they come one after another (a few a second), so that none waits for its own.
  */
-const POOL_SIZE = 4;
+export const POOL_SIZE = 4;
 /**
  * A take refills after this long, not at once: a spawn forks the control plane, and the start
  * that took the namespace needs the CPU now. (A one-shot timer per take; none while idle.) A take
