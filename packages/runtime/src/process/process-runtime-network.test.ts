@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { StartSandboxOptions } from "../types";
 import { detectBwrap } from "./isolation/detect-bwrap";
 import { chooseLink, detectNetns, type NetnsLink } from "./network/detect-netns";
+import { POOL_SIZE } from "./network/netns-pool";
 import { netnsPathOf } from "./network/sandbox-network";
 import { hostAddressOf } from "./network/veth-link";
 import type { ProcessRuntime } from "./process-runtime";
@@ -455,7 +456,9 @@ function networkSuite(link: NetnsLink): void {
           networkLink: link,
         });
         // The pool fills in the background from the constructor on.
-        await vi.waitFor(async () => expect(await pooled()).toHaveLength(2), { timeout: 20_000 });
+        await vi.waitFor(async () => expect(await pooled()).toHaveLength(POOL_SIZE), {
+          timeout: 20_000,
+        });
         const ready = await pooled();
         const sandbox = await startSandbox(runtime, root);
         const name = await namespaceOf(sandbox.dir);
@@ -473,7 +476,9 @@ function networkSuite(link: NetnsLink): void {
         const first = fixture.createRuntime(root, options);
         const pooled = async () =>
           (await readdir("/run/netns")).filter((name) => name.startsWith(prefix));
-        await vi.waitFor(async () => expect(await pooled()).toHaveLength(2), { timeout: 20_000 });
+        await vi.waitFor(async () => expect(await pooled()).toHaveLength(POOL_SIZE), {
+          timeout: 20_000,
+        });
         const sandbox = await startSandbox(first, root);
         const own = await namespaceOf(sandbox.dir);
         expect(own.startsWith(prefix)).toBe(true);

@@ -13,11 +13,16 @@ export interface PooledNetns {
 /** Makes one namespace ready (its loopback up; its veth pair, if any); says its address. */
 export type MakeNetns = (name: string) => Promise<string | null>;
 
-/** Namespaces kept ready: enough for a burst of creates while the next ones are made. */
-const POOL_SIZE = 2;
+/**
+ * Namespaces kept ready: enough for a burst of creates, and for the creates of one refill delay
+ * when they come one after another (a few a second), so that none waits for its own.
+ */
+export const POOL_SIZE = 4;
 /**
  * A take refills after this long, not at once: a spawn forks the control plane, and the start
- * that took the namespace needs the CPU now. (A one-shot timer per take; none while idle.)
+ * that took the namespace needs the CPU now. (A one-shot timer per take; none while idle.) A take
+ * that empties the pool refills at once: the next create would otherwise make its namespace
+ * itself, which costs it more than sharing the machine with the refill.
  */
 const REFILL_DELAY_MS = 500;
 
@@ -52,10 +57,14 @@ export class NetnsPool {
     this.prefix = poolPrefixOf(rootDir);
   }
 
-  /** A ready namespace, or null (the caller makes one); a refill follows. */
+  /** A ready namespace, or null (the caller makes one); a refill follows (at once when empty). */
   take(): PooledNetns | null {
     const name = this.ready.shift() ?? null;
-    if (this.refill === null && !this.closed) {
+    if (this.ready.length === 0) {
+      if (this.refill) clearTimeout(this.refill);
+      this.refill = null;
+      this.fill();
+    } else if (this.refill === null && !this.closed) {
       this.refill = setTimeout(() => {
         this.refill = null;
         this.fill();

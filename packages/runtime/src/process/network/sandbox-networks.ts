@@ -202,7 +202,7 @@ export class SandboxNetworks {
     const host = hostAddressOf(address);
     resolver.close(record.sandboxId);
     this.proxy?.close(record.sandboxId);
-    const resolverPort = await resolver.open(record.sandboxId, RESOLVER_PORT, host);
+    const resolverPort = await resolver.open(record.sandboxId, RESOLVER_PORT, host, address);
     const proxyPort = await this.openProxy(record.sandboxId, { host, peer: address });
     return { tools, link: "veth", namespace, address, ruleset, resolverPort, proxyPort, forwards };
   }
@@ -244,21 +244,21 @@ export class SandboxNetworks {
    */
   adopt(record: SandboxRecord): void {
     const address = record.netnsAddress;
+    // Where each listens, and whom it answers: the pair's host end, the namespace's address.
+    const at: [string, string] | [] = address ? [hostAddressOf(address), address] : [];
     if (this.proxy && record.netns !== null && record.proxyPort !== null) {
-      const opened = address
-        ? this.proxy.open(record.sandboxId, record.proxyPort, hostAddressOf(address), address)
-        : this.proxy.open(record.sandboxId, record.proxyPort);
-      opened.catch((error: unknown) =>
-        this.logger.warn(
-          { sandboxId: record.sandboxId, port: record.proxyPort, reason: errorMessage(error) },
-          "sandbox egress proxy not reopened: its proxy clients fail until it is relaunched",
-        ),
-      );
+      this.proxy
+        .open(record.sandboxId, record.proxyPort, ...at)
+        .catch((error: unknown) =>
+          this.logger.warn(
+            { sandboxId: record.sandboxId, port: record.proxyPort, reason: errorMessage(error) },
+            "sandbox egress proxy not reopened: its proxy clients fail until it is relaunched",
+          ),
+        );
     }
     if (this.resolver === null || record.netns === null || record.resolverPort === null) return;
-    const host = address ? hostAddressOf(address) : undefined;
     this.resolver
-      .open(record.sandboxId, record.resolverPort, host)
+      .open(record.sandboxId, record.resolverPort, ...at)
       .catch((error: unknown) =>
         this.logger.warn(
           { sandboxId: record.sandboxId, port: record.resolverPort, reason: errorMessage(error) },

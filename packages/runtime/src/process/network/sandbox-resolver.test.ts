@@ -1,7 +1,16 @@
+import { execFile } from "node:child_process";
+import { createSocket, type Socket } from "node:dgram";
+import { promisify } from "node:util";
 import type { SandboxEgressPolicy } from "@sandbox-server/egress";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { silentLogger } from "../../logger";
+import { LanHost } from "../test/lan-host";
+import { chooseLink, detectNetns } from "./detect-netns";
 import { buildAnswer, DNS_TYPE, parseQuery, RCODE } from "./dns-message";
-import { decideName } from "./sandbox-resolver";
+import { RESOLVER_PORT } from "./egress-ruleset";
+import { netnsPathOf, removeNetns } from "./sandbox-network";
+import { decideName, SandboxResolver } from "./sandbox-resolver";
+import { createNetnsWithVeth, hostAddressOf } from "./veth-link";
 
 const open: SandboxEgressPolicy = { allowInternet: true, allowOut: [], denyOut: [] };
 const host = (name: string, port: number | null = null, wildcard = false) =>
@@ -74,5 +83,72 @@ describe("decideName", () => {
       answer: true,
       sets: [{ set: "deny", port: 80 }],
     });
+  });
+});
+
+const netns = detectNetns();
+const tools = netns.usable && chooseLink(netns, "veth").usable ? netns : null;
+const exec = promisify(execFile);
+
+/**
+ * Sends `message` (hex) over UDP from inside the namespace `path` and prints the reply (hex), or
+ * `silent` when none comes within a second (a reply on these links takes well under that).
+ */
+const SEND_FROM_NAMESPACE = `
+  const [host, port, hex] = process.argv.slice(1);
+  const socket = require("dgram").createSocket("udp4");
+  const timer = setTimeout(() => { console.log("silent"); process.exit(0); }, 1000);
+  socket.on("message", (reply) => { clearTimeout(timer); console.log(reply.toString("hex")); process.exit(0); });
+  socket.send(Buffer.from(hex, "hex"), Number(port), host);`;
+
+async function sendFrom(path: string, host: string, port: number, message: Buffer) {
+  const args = [`--net=${path}`, process.execPath, "-e", SEND_FROM_NAMESPACE];
+  const { stdout } = await exec("nsenter", [...args, host, String(port), message.toString("hex")]);
+  return stdout.trim();
+}
+
+describe.runIf(tools !== null)("the resolver on the host's end of a veth pair", () => {
+  const name = `ssnt-res-${process.pid}`;
+  const lan = new LanHost();
+  const resolver = new SandboxResolver(
+    tools as NonNullable<typeof tools>,
+    () => ({ policy: open, operator: { allow: [] }, netns: name }),
+    () => undefined,
+    silentLogger,
+    async () => ["192.0.2.7"],
+  );
+  let host: string;
+  let echo: Socket;
+
+  beforeAll(async () => {
+    if (!tools) return;
+    const address = await createNetnsWithVeth(tools, name, []);
+    host = hostAddressOf(address);
+    await lan.start();
+    await resolver.open("sb_resolver", RESOLVER_PORT, host, address);
+    echo = createSocket("udp4");
+    echo.on("message", (message, from) => echo.send(message, from.port, from.address));
+    await new Promise<void>((resolve) => echo.bind(0, host, resolve));
+  });
+
+  afterAll(async () => {
+    resolver.closeAll();
+    echo?.close();
+    await lan.stop();
+    if (tools) await removeNetns(tools, name);
+  });
+
+  it("answers its own namespace's address only; another one reaching that end gets no answer", async () => {
+    const asked = query("pypi.org", DNS_TYPE.A);
+    // The sandbox asks as its programs do: its loopback's port 53, carried to the host's end.
+    const answer = await sendFrom(netnsPathOf(name), "127.0.0.1", RESOLVER_PORT, asked);
+    expect(answer).toMatch(/^1234/);
+    expect(answer.endsWith("c0000207")).toBe(true);
+    // The LAN host reaches the host's end of the pair (an echo there answers it)...
+    const lanPath = netnsPathOf(lan.name);
+    const ping = Buffer.from("ping");
+    expect(await sendFrom(lanPath, host, echo.address().port, ping)).toBe(ping.toString("hex"));
+    // ...but the resolver there is not its own.
+    expect(await sendFrom(lanPath, host, RESOLVER_PORT, asked)).toBe("silent");
   });
 });

@@ -40,9 +40,10 @@ type Decision =
   | { answer: false; rule: string };
 
 /**
- * The resolver of every sandbox with a network of its own: one UDP socket per sandbox on the
+ * The resolver of every sandbox with a network of its own: one UDP socket per sandbox, on the
  * host's 127.0.0.1 (pasta forwards the sandbox's 127.0.0.1:53 to it, so the socket says which
- * sandbox asks). A name resolves as the host resolves it (getaddrinfo: /etc/hosts, then DNS);
+ * sandbox asks) or on port 53 of the host's end of its veth pair (answering its namespace's
+ * address only). A name resolves as the host resolves it (getaddrinfo: /etc/hosts, then DNS);
  * before the answer goes out, its addresses go into the sets of the host rules it matches (with a
  * timeout), so the ruleset lets them through or refuses them as the rule says. A name refused
  * outright (metadata, `deny_out` for every port, nothing allowed without `allow_internet`) is
@@ -67,9 +68,11 @@ export class SandboxResolver {
 
   /**
    * The sandbox's socket (bound now, or kept from an earlier run); `port` re-binds an adopted
-   * one's; `host` is where it listens (the host's end of the sandbox's veth pair, if it has one).
+   * one's; `host` is where it listens (the host's end of the sandbox's veth pair, if it has one),
+   * answering only queries from `peer` (the namespace's address: another program on the host, a
+   * container or a LAN reaching that address is not the sandbox, and gets no answer).
    */
-  async open(sandboxId: string, port = 0, host = "127.0.0.1"): Promise<number> {
+  async open(sandboxId: string, port = 0, host = "127.0.0.1", peer?: string): Promise<number> {
     const known = this.sockets.get(sandboxId);
     if (known) return known.address().port;
     const socket = createSocket("udp4");
@@ -83,9 +86,10 @@ export class SandboxResolver {
     socket.on("error", (error) =>
       this.logger.warn({ sandboxId, err: error }, "resolver socket error"),
     );
-    socket.on("message", (message, peer) => {
+    socket.on("message", (message, from) => {
+      if (peer !== undefined && from.address !== peer) return;
       void this.answer(sandboxId, message).then((reply) => {
-        if (reply) socket.send(reply, peer.port, peer.address);
+        if (reply) socket.send(reply, from.port, from.address);
       });
     });
     socket.unref();

@@ -176,10 +176,14 @@ export async function ensureHostRules(
   );
 }
 
-const HOST_PLACEHOLDER = "@HOST@";
+// The link table's DNAT target: an nft variable, defined (`nft -D`) once a slot is claimed.
+const HOST_VARIABLE = "$host";
 
 // $1 namespace, $2 "1" to give the host's end route_localnet, then slots "i host ns".
 // An existing namespace with its eth0 addressed is kept (a relaunch): its address is printed.
+// Few processes (each one a fork of the control plane, on what may be a busy machine): the
+// namespace's tables from stdin straight into nft, each side's links and addresses in one
+// `ip -batch` (the namespace's in the same nsenter).
 const CREATE_WITH_VETH = `
 ns="$1"; localnet="$2"; shift 2
 if [ -e "/run/netns/$ns" ]; then
@@ -188,19 +192,25 @@ if [ -e "/run/netns/$ns" ]; then
 else
   "$IP" netns add "$ns" || exit 1
 fi
-"$IP" -n "$ns" link set lo up || exit 1
-rules=$(cat)
 for slot in "$@"; do
   set -- $slot
-  "$IP" link add "${VETH_PREFIX}$1" type veth peer name eth0 netns "$ns" 2>/dev/null || continue
   dev="${VETH_PREFIX}$1"
+  "$IP" link add "$dev" type veth peer name eth0 netns "$ns" 2>/dev/null || continue
   if "$NSENTER" --net="/run/netns/$ns" /bin/sh -c '
-      echo "$1" | sed "s/@HOST@/$3/g" | "$NFT" -f - && echo 1 > /proc/sys/net/ipv4/conf/eth0/route_localnet &&
-      "$IP" link set eth0 addrgenmode none && "$IP" addr add "$2/30" dev eth0 &&
-      "$IP" link set eth0 up && "$IP" route add default via "$3"' ns "$rules" "$3" "$2" &&
-    "$IP" link set "$dev" addrgenmode none && "$IP" addr add "$2/30" dev "$dev" &&
+      echo 1 > /proc/sys/net/ipv4/conf/eth0/route_localnet &&
+      "$NFT" -D host="$1" -f - && exec "$IP" -batch /dev/fd/3' ns "$2" 3<<BATCH &&
+link set lo up
+link set eth0 addrgenmode none
+addr add $3/30 dev eth0
+link set eth0 up
+route add default via $2
+BATCH
     { [ "$localnet" != 1 ] || echo 1 > "/proc/sys/net/ipv4/conf/$dev/route_localnet"; } &&
-    "$IP" link set "$dev" up
+    "$IP" -batch - <<BATCH
+link set $dev addrgenmode none
+addr add $2/30 dev $dev
+link set $dev up
+BATCH
   then echo "$3"; exit 0; fi
   "$IP" link del "$dev" 2>/dev/null
   echo "the veth pair could not be set up" >&2; exit 1
@@ -220,7 +230,6 @@ export async function createNetnsWithVeth(
 ): Promise<string> {
   const slots = Array.from({ length: CLAIM_ATTEMPTS }, () => vethSlot(randomInt(SLOTS)));
   const loopbackForwarded = forwards.some((f) => f.address === "127.0.0.1");
-  // The slot's host address goes in where the script claims one.
   const output = await runScript(
     CREATE_WITH_VETH,
     [
@@ -228,7 +237,7 @@ export async function createNetnsWithVeth(
       loopbackForwarded ? "1" : "0",
       ...slots.map((slot) => `${slot.index} ${slot.hostAddress} ${slot.address}`),
     ],
-    `${CLOSED_TABLE}${linkTable(HOST_PLACEHOLDER, forwards)}`,
+    `${CLOSED_TABLE}${linkTable(HOST_VARIABLE, forwards)}`,
     tools,
   );
   const address = output.trim();
