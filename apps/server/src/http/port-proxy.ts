@@ -194,5 +194,6 @@ function hostOf(head: Buffer): string | undefined {
 
 /** Whether the first request asks for an upgrade (a WebSocket). */
 function isUpgrade(head: Buffer): boolean {
-  return /\r\nupgrade:/i.test(head.toString("latin1"));
+  const end = head.indexOf(HEAD_END);
+  return /\r\nupgrade:/i.test(head.toString("latin1", 0, end < 0 ? head.length : end + 2));
 }
