@@ -44,3 +44,12 @@ export function portNumber(value: string): number {
   }
   return number;
 }
+
+/** A port inside a sandbox: 0 names no port there (only a listener's "pick one"). */
+export function sandboxPort(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1 || number > 65535) {
+    throw new InvalidArgumentError(`expected a port of the sandbox (1-65535), got "${value}"`);
+  }
+  return number;
+}

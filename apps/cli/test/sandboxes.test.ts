@@ -161,7 +161,13 @@ it("declares ports at create and prints a signed URL to a port", async () => {
   expect(url.stdout).toMatch(/^http:\/\/p3000-[0-9a-z]+-[0-9a-z]+\.localhost:\d+\/\n$/);
   const json = await runCli(["sandboxes", "port", sandbox.id, "3000", "--json"], env);
   expect(JSON.parse(json.stdout)).toMatchObject({ port: 3000, expires_at: expect.any(String) });
-  const bad = await runCli(["sandboxes", "port", sandbox.id, "70000"], env);
-  expect(bad.code).not.toBe(0);
+  for (const port of ["70000", "0"]) {
+    const bad = await runCli(["sandboxes", "port", sandbox.id, port], env);
+    expect(bad.code, port).not.toBe(0);
+    expect(bad.stderr).toContain(`expected a port of the sandbox (1-65535), got "${port}"`);
+  }
+  const declared = await runCli(["sandboxes", "create", "--port", "WEB=0"], env);
+  expect(declared.code).not.toBe(0);
+  expect(declared.stderr).toContain('got "0"');
   expect((await runCli(["sandboxes", "delete", sandbox.id], env)).code).toBe(0);
 });

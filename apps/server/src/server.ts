@@ -135,12 +135,11 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   }
   const server = createServer(httpServerOptions(options.httpTimeouts), app.listener);
   answerClientErrors(server);
-  const ports = servePortUrls(
-    server,
-    core.deps,
-    log,
-    options.httpTimeouts?.headersTimeoutMs ?? DEFAULT_HTTP_TIMEOUTS.headersTimeoutMs,
-  );
+  const ports = servePortUrls(server, core.deps, log, {
+    headersTimeoutMs:
+      options.httpTimeouts?.headersTimeoutMs ?? DEFAULT_HTTP_TIMEOUTS.headersTimeoutMs,
+    observe: metrics.observePortConnection,
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);

@@ -1,7 +1,8 @@
 /*
  * A small app run inside a sandbox on a port: JSON about each request, `/bytes?kib=N` (N KiB),
  * POST bodies counted as they stream, and a WebSocket (hand-made: no package inside the sandbox)
- * that echoes each short text frame as `echo:<text>`. Node only, bound to 127.0.0.1.
+ * that echoes each short text frame as `echo:<text>`. Node only, bound to the address given
+ * (127.0.0.1 unless said).
  */
 const APP = String.raw`
 const http = require("node:http");
@@ -36,17 +37,17 @@ server.on("upgrade", (req, socket) => {
   });
   socket.on("error", () => socket.destroy());
 });
-server.listen(port, "127.0.0.1");
+server.listen(port, process.argv[3]);
 `;
 
 /**
  * A bash command that writes the app into the working directory, starts it detached on `port`
- * and returns once it accepts connections.
+ * of `address` and returns once it accepts connections.
  */
-export function startPortAppCommand(port: number): string {
+export function startPortAppCommand(port: number, address = "127.0.0.1"): string {
   return [
     `cat > port-app-${port}.js <<'APP_EOF'\n${APP}\nAPP_EOF`,
-    `setsid node port-app-${port}.js ${port} </dev/null >/dev/null 2>&1 &`,
+    `setsid node port-app-${port}.js ${port} ${address} </dev/null >/dev/null 2>&1 &`,
     `for i in $(seq 100); do (echo > /dev/tcp/127.0.0.1/${port}) 2>/dev/null && exit 0; sleep 0.1; done; exit 1`,
   ].join("\n");
 }

@@ -3,7 +3,7 @@ import type { LookupFunction } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { derivePortUrlKey } from "../src/port-url-key";
-import { startTestServer, type TestServer } from "./harness";
+import { ADMIN_KEY, startTestServer, type TestServer } from "./harness";
 import { startPortAppCommand } from "./port-app";
 
 /*
@@ -65,19 +65,29 @@ function withLabel(url: string, change: (parts: string[]) => string[]): string {
   return parsed.toString();
 }
 
-async function startApp(body: Record<string, unknown>) {
+async function startApp(body: Record<string, unknown>, address = "127.0.0.1") {
   const created = await t.api("POST", "/api/v1/sandboxes", { body });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   const sandbox = (await t.waitForStatus(created.body.id, "RUNNING")).body;
   const run = await fetch(`${sandbox.agent_server_url}/api/bash/execute_bash_command`, {
     method: "POST",
     headers: { "content-type": "application/json", "x-session-api-key": sandbox.session_api_key },
-    body: JSON.stringify({ command: startPortAppCommand(APP_PORT), timeout: 30 }),
+    body: JSON.stringify({ command: startPortAppCommand(APP_PORT, address), timeout: 30 }),
   });
   expect(((await run.json()) as { exit_code: number }).exit_code).toBe(0);
   const port = await t.api("GET", `/api/v1/sandboxes/${sandbox.id}/ports/${APP_PORT}`);
   expect(port.status, JSON.stringify(port.body)).toBe(200);
   return { id: sandbox.id as string, url: port.body.url as string };
+}
+
+/** How many port URL connections /metrics counts with `outcome` and a first request of `kind`. */
+async function portConnections(outcome: string, kind = "request"): Promise<number> {
+  const res = await fetch(`${t.url}/metrics`, {
+    headers: { authorization: `Bearer ${ADMIN_KEY}` },
+  });
+  const series = `sandbox_server_port_connections_total{kind="${kind}",outcome="${outcome}"} `;
+  const line = (await res.text()).split("\n").find((l) => l.startsWith(series));
+  return line ? Number(line.slice(series.length)) : 0;
 }
 
 beforeAll(async () => {
@@ -140,6 +150,7 @@ describe("port URLs", () => {
   });
 
   it("carry a WebSocket", async () => {
+    const upgrades = await portConnections("tunnel", "upgrade");
     const socket = new WebSocket(`${plain.url.replace(/^http/, "ws")}ws`, { lookup: loopback });
     const reply = await new Promise<string>((resolve, reject) => {
       socket.once("open", () => socket.send("hello"));
@@ -148,6 +159,25 @@ describe("port URLs", () => {
     });
     expect(reply).toBe("echo:hello");
     socket.close();
+    expect(await portConnections("tunnel", "upgrade")).toBe(upgrades + 1);
+  });
+
+  it("reach an app on all addresses directly, one on the sandbox's loopback through the tunnel", async () => {
+    const wide = await startApp({}, "0.0.0.0");
+    // Where the runtime gives no sandbox address (pasta, a remote Docker host), only the tunnel.
+    const direct = (await t.runtime.addressOf?.(wide.id)) ? 1 : 0;
+    const before = {
+      direct: await portConnections("direct"),
+      tunnel: await portConnections("tunnel"),
+    };
+    expect((await open(`${wide.url}wide`)).status).toBe(200);
+    expect(await portConnections("direct")).toBe(before.direct + direct);
+    expect(await portConnections("tunnel")).toBe(before.tunnel + 1 - direct);
+    const page = await open(`${plain.url}loopback`);
+    expect(json(page).path).toBe("/loopback");
+    expect(await portConnections("direct")).toBe(before.direct + direct);
+    expect(await portConnections("tunnel")).toBe(before.tunnel + 2 - direct);
+    await t.api("DELETE", `/api/v1/sandboxes/${wide.id}`);
   });
 
   it("are listed in exposed_urls under their declared names, working", async () => {

@@ -14,6 +14,7 @@ export * from "./openapi";
 export * from "./router";
 export { defaultMaxRunningSandboxes } from "./sandboxes/default-limit";
 export { type OpenedPort, openPortForHost } from "./sandboxes/ports/open-port";
+export { type PortPath, PortRoutes } from "./sandboxes/ports/port-routes";
 export {
   DEFAULT_PORT_URL_TTL_S,
   MAX_PORT_URL_TTL_S,

@@ -147,6 +147,12 @@ export interface SandboxRuntime {
    * are reported at once without it. Resolves also when the sandbox is gone.
    */
   reportEgressDenials?(sandboxId: string): Promise<void>;
+  /**
+   * Optional: the running sandbox's own address as the control plane's host reaches it (a
+   * process sandbox's veth address, a local container's bridge address), where its apps listening
+   * on all addresses answer; null when there is none or the sandbox is not running here.
+   */
+  addressOf?(sandboxId: string): Promise<string | null>;
   /** Stops and removes everything of the sandbox. Succeeds if it is already gone. */
   delete(sandboxId: string): Promise<void>;
   /** Every sandbox this runtime manages (by its labels), for reconciliation. */

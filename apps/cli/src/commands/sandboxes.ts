@@ -11,8 +11,8 @@ import {
   collectList,
   collectPair,
   pageSize,
-  portNumber,
   positiveNumber,
+  sandboxPort,
   wholeSeconds,
 } from "../parse";
 import { formatNetwork, printSandbox, sandboxColumns } from "./render";
@@ -56,7 +56,7 @@ interface PortOptions extends JsonOption {
 /** `--port NAME=PORT` pairs as the create takes them. */
 function declaredPorts(pairs: Record<string, string> | undefined) {
   if (!pairs) return undefined;
-  return Object.entries(pairs).map(([name, port]) => ({ name, port: portNumber(port) }));
+  return Object.entries(pairs).map(([name, port]) => ({ name, port: sandboxPort(port) }));
 }
 
 type NetworkInput = NonNullable<RouterInputs["sandboxes"]["start"]["network"]>;
@@ -248,7 +248,7 @@ export function registerSandboxes(program: Command, ctx: CommandContext): void {
     .command("port")
     .description("print a signed URL to a port of a sandbox (HTTP and WebSocket, no key needed)")
     .argument("<id>", "sandbox id")
-    .argument("<port>", "the port inside the sandbox", portNumber)
+    .argument("<port>", "the port inside the sandbox", sandboxPort)
     .option(
       "--expires-in <seconds>",
       "how long the URL works (default 3600, at most 7 days)",

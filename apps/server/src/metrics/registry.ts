@@ -11,6 +11,11 @@ export interface ServerMetrics {
   core: CoreMetrics;
   /** One finished HTTP request: its route pattern (never the raw path), status and duration. */
   observeRequest(method: string, route: string, status: number, seconds: number): void;
+  /**
+   * One port URL connection by its first request's kind (`request`, `upgrade`) and outcome (the
+   * way the port was reached, or the refusal's code); never by sandbox or port.
+   */
+  observePortConnection(kind: string, outcome: string): void;
   /** Gauges read from the store at scrape time need the running core. */
   attach(core: Core): void;
 }
@@ -46,6 +51,12 @@ export function createServerMetrics(): ServerMetrics {
     name: "sandbox_server_sandbox_egress_denied_total",
     help: "Connections a sandbox's egress policy refused, by sandbox (a deleted sandbox's series goes)",
     labelNames: ["sandbox_id"] as const,
+    registers: [registry],
+  });
+  const portConnections = new Counter({
+    name: "sandbox_server_port_connections_total",
+    help: "Port URL connections by first request kind (request, upgrade) and outcome (direct: to the sandbox's address; tunnel: through its agent server; else the refusal's error code)",
+    labelNames: ["kind", "outcome"] as const,
     registers: [registry],
   });
   let core: Core | null = null;
@@ -84,6 +95,9 @@ export function createServerMetrics(): ServerMetrics {
     },
     observeRequest(method, route, status, seconds) {
       requests.observe(method, route, status, seconds);
+    },
+    observePortConnection(kind, outcome) {
+      portConnections.inc({ kind, outcome });
     },
     attach(running) {
       core = running;

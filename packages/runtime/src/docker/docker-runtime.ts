@@ -37,7 +37,12 @@ import {
   DEFAULT_SANDBOX_IMAGE,
   type DockerRuntimeOptions,
 } from "./options";
-import { isMissingNetworkError, networkNameFor, type SandboxNetwork } from "./sandbox-network";
+import {
+  bridgeNameFor,
+  isMissingNetworkError,
+  networkNameFor,
+  type SandboxNetwork,
+} from "./sandbox-network";
 import { type ContainerExit, ContainerExitWatcher } from "./watch-exits";
 
 export interface DockerRuntimeEvents {
@@ -370,6 +375,18 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
     this.logger.info({ sandboxId, enforced: live }, "egress policy set");
   }
 
+  /**
+   * The running container's address on the sandbox network, when its daemon is this machine's
+   * (published on loopback, its bridge in this network namespace): elsewhere it is not routed.
+   */
+  async addressOf(sandboxId: string): Promise<string | null> {
+    if (!isLoopback(this.defaults.publishAddress ?? "127.0.0.1")) return null;
+    if (!existsSync(`/sys/class/net/${bridgeNameFor(this.networkName())}`)) return null;
+    const found = await this.findContainer(sandboxId);
+    if (found === null || found.info.State?.Paused) return null;
+    return containerNetworkOf(found.info, this.networkName())?.address ?? null;
+  }
+
   onEgressDenied(listener: (denial: EgressDenial) => void): void {
     this.egress?.onDenied(listener);
   }
@@ -639,3 +656,5 @@ function ignoreStatus(...codes: number[]): (error: unknown) => void {
 function processEnded(info: Dockerode.ContainerInspectInfo): boolean {
   return !info.State.Pid || !existsSync(`/proc/${info.State.Pid}`);
 }
+
+const isLoopback = (address: string) => address === "127.0.0.1" || address === "::1";

@@ -197,6 +197,13 @@ export class MultiHostRuntime
     }
   }
 
+  /** The container's address where its host is this machine's daemon (remote ones: none). */
+  async addressOf(sandboxId: string): Promise<string | null> {
+    const host = await this.locate(sandboxId);
+    if (host === null || host.health.state === "down") return null;
+    return (await host.runtime.addressOf(sandboxId).catch(() => null)) ?? null;
+  }
+
   async pause(sandboxId: string): Promise<RuntimeSandbox> {
     const host = await this.require(sandboxId, "pause");
     return host.whileUp(host.runtime.pause(sandboxId));

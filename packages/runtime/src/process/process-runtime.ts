@@ -523,6 +523,12 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
     };
   }
 
+  /** The namespace's veth address while its agent server runs; null on pasta or the host's network. */
+  async addressOf(sandboxId: string): Promise<string | null> {
+    const record = await this.findRecord(sandboxId);
+    return record?.run?.host ?? null;
+  }
+
   private urlOf(run: AgentServerRun): string {
     return `http://${run.host ?? this.settings.host}:${run.port}`;
   }

@@ -2,8 +2,8 @@ import type { Socket } from "node:net";
 import type { CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import { resumeSandbox } from "../service/resume-sandbox";
+import { connectPort, type PortPath, type PortRoutes } from "./port-routes";
 import { parsePortHost, tokenMatches } from "./port-urls";
-import { openPortTunnel } from "./tunnel";
 
 export interface OpenedPort {
   sandboxId: string;
@@ -11,18 +11,22 @@ export interface OpenedPort {
   /** When the URL's token expires: the connection ends then. */
   expiresAtMs: number;
   /** Raw bytes to and from the port inside the sandbox. */
-  tunnel: Socket;
+  socket: Socket;
+  /** Which way the port was reached. */
+  path: PortPath;
 }
 
 /**
  * The port a request's Host names, opened: null when the host is not a port URL's (an API
  * request). The token is checked before anything is read: missing 401, not ours (another
  * sandbox, port or key) or expired 403; then the sandbox: unknown 404, not RUNNING 409 (a
- * PAUSED one with `auto_resume` is resumed first); nothing listening 502.
+ * PAUSED one with `auto_resume` is resumed first); nothing listening 502. `routes` remembers
+ * which way each port was reached (see `connectPort`).
  */
 export async function openPortForHost(
   deps: CoreDeps,
   host: string | undefined,
+  routes: PortRoutes,
 ): Promise<OpenedPort | null> {
   const target = parsePortHost(deps.portUrls, host);
   if (!target) return null;
@@ -38,11 +42,13 @@ export async function openPortForHost(
     throw new AppError("SANDBOX_NOT_RUNNING", `The sandbox is ${row.status}, not RUNNING`);
   }
   deps.activity.set(row.id, deps.now());
-  const tunnel = await openPortTunnel(row.agentServerUrl, row.sessionApiKey, target.port);
+  const agentServerUrl = row.agentServerUrl;
+  const { socket, path } = await connectPort(deps, { ...row, agentServerUrl }, target.port, routes);
   return {
     sandboxId: row.id,
     port: target.port,
     expiresAtMs: target.token.expiresAtS * 1000,
-    tunnel,
+    socket,
+    path,
   };
 }

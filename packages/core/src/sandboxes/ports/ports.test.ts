@@ -5,6 +5,7 @@ import { expectAppError } from "../../../test/expect-error";
 import { createTestCore, type TestCore, type TestUser } from "../../../test/harness";
 import { waitForStatus } from "../../../test/wait";
 import { openPortForHost } from "./open-port";
+import { PortRoutes } from "./port-routes";
 
 /*
  * The port URL verbs on a real core: signing through `sandboxes.getPort`, and what the proxy asks
@@ -14,6 +15,7 @@ const APP_PORT = 8124;
 let clock = Date.now();
 let t: TestCore;
 let alice: TestUser;
+const routes = new PortRoutes(() => clock);
 
 beforeAll(async () => {
   t = await createTestCore({ now: () => clock });
@@ -39,11 +41,11 @@ for i in $(seq 100); do (echo > /dev/tcp/127.0.0.1/${APP_PORT}) 2>/dev/null && b
 
 /** What the sandbox's port says through a tunnel opened for `url`'s host. */
 async function readThrough(url: string): Promise<string> {
-  const opened = await openPortForHost(t.deps, new URL(url).host);
+  const opened = await openPortForHost(t.deps, new URL(url).host, routes);
   if (!opened) throw new Error("not a port URL's host");
   return new Promise((resolve) => {
     let text = "";
-    const tunnel: Socket = opened.tunnel;
+    const tunnel: Socket = opened.socket;
     tunnel.on("data", (chunk: Buffer) => {
       text += chunk;
     });
@@ -66,7 +68,7 @@ describe("port URLs in the core", () => {
       alice.caller.sandboxes.getPort({ id: sandbox.id, port: own }),
       "PORT_NOT_ALLOWED",
     );
-    expect(await openPortForHost(t.deps, "127.0.0.1:3000")).toBeNull();
+    expect(await openPortForHost(t.deps, "127.0.0.1:3000", routes)).toBeNull();
   });
 
   it("open the port until the URL expires, and count as activity", async () => {
