@@ -40,7 +40,7 @@ export const defaultConfig: CoreConfig = {
   allowUnisolatedMultiUser: false,
   healthGraceMs: 10_000,
   supervisorIntervalMs: 1_000,
-  supervisorSweepMs: 30_000,
+  supervisorSweepMs: 120_000,
   idleAutoPauseMs: null,
   defaultTimeoutMs: null,
   defaultOnTimeout: "pause",
@@ -65,7 +65,7 @@ export const defaultConfig: CoreConfig = {
   storedEventMaxBytes: 1024 * 1024,
   leaseTtlMs: 15_000,
   leaseRenewMs: 5_000,
-  followerScanIntervalMs: 30_000,
+  followerScanIntervalMs: 300_000,
   operatorEgress: { allow: [] },
 };
 
