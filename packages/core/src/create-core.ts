@@ -6,6 +6,7 @@ import type { SandboxRuntime } from "@sandbox-server/runtime";
 import { AgentServerClient } from "./agent-client";
 import { type CoreConfig, type CoreDeps, createEvents } from "./deps";
 import { EventFollower } from "./events/event-follower";
+import { announceFollowChanges } from "./events/follow-notices";
 import type { IngestWorkerData } from "./events/ingest/protocol";
 import { WorkerFollowers } from "./events/ingest/worker-followers";
 import { ingestConfigOf } from "./events/ingest-deps";
@@ -39,7 +40,7 @@ export const defaultConfig: CoreConfig = {
   allowUnisolatedMultiUser: false,
   healthGraceMs: 10_000,
   supervisorIntervalMs: 1_000,
-  supervisorSweepMs: 30_000,
+  supervisorSweepMs: 120_000,
   idleAutoPauseMs: null,
   defaultTimeoutMs: null,
   defaultOnTimeout: "pause",
@@ -64,7 +65,7 @@ export const defaultConfig: CoreConfig = {
   storedEventMaxBytes: 1024 * 1024,
   leaseTtlMs: 15_000,
   leaseRenewMs: 5_000,
-  followerScanIntervalMs: 2_000,
+  followerScanIntervalMs: 300_000,
   operatorEgress: { allow: [] },
 };
 
@@ -165,6 +166,7 @@ export function createCore(options: CreateCoreOptions): Core {
   let unwatchLifecycle: (() => void) | null = null;
   let unwatchDenials: (() => Promise<void>) | null = null;
   let stopKeyNotices: (() => Promise<void>) | null = null;
+  let stopFollowNotices: (() => void) | null = null;
   // The background duties: exactly one replica runs them (the duties lease holder).
   let leading = false;
   const duties = {
@@ -212,6 +214,14 @@ export function createCore(options: CreateCoreOptions): Core {
       // On every replica: each one's runtime reports what its own enforcers refused.
       unwatchDenials = watchEgressDenials(deps);
       stopKeyNotices = await listenForForgottenKeys(deps);
+      // On every replica: the duties' holder follows what the others move.
+      if (shared && deps.notices) {
+        stopFollowNotices = announceFollowChanges(deps.events, {
+          notices: deps.notices,
+          replicaId,
+          log: options.log,
+        });
+      }
       if (config.warmPoolSize > 0) await ensurePoolOwner(deps);
       if (lease) {
         options.log.info(
@@ -229,6 +239,7 @@ export function createCore(options: CreateCoreOptions): Core {
       unwatchLifecycle?.();
       await unwatchDenials?.();
       await stopKeyNotices?.();
+      stopFollowNotices?.();
       await deps.agents.close();
     },
   };

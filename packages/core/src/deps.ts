@@ -98,8 +98,9 @@ export interface CoreConfig {
   leaseTtlMs: number;
   leaseRenewMs: number;
   /**
-   * Over a shared store, how often the duties' holder looks for RUNNING sandboxes and
-   * conversations other replicas created or moved, to follow their events.
+   * Over a shared store, how often the duties' holder scans for RUNNING sandboxes and
+   * conversations other replicas created or moved, to follow their events. A safety net: the
+   * replicas name what they move in store notices, and a listener's gap triggers a scan at once.
    */
   followerScanIntervalMs: number;
   /**
@@ -146,7 +147,10 @@ export interface CoreDeps {
   replicaId: string;
   /** Whether other replicas may use the store at once (`Store.shared`). */
   sharedStore: boolean;
-  /** Notices between replicas (`Store.notices`): revoked keys are dropped everywhere at once. */
+  /**
+   * Notices between replicas (`Store.notices`): revoked keys are dropped everywhere at once; the
+   * duties' holder hears of sandboxes the others moved.
+   */
   notices?: StoreNotices;
   events: EventEmitter<CoreEventMap>;
   /** Orders send-message forwards with pause/delete per sandbox (memory only, see ForwardGate). */

@@ -1,6 +1,7 @@
 import type { ConversationRow, SandboxRow } from "@sandbox-server/db";
 import { errorMessage } from "@sandbox-server/runtime/error-message";
 import type { CoreDeps, SandboxStatusChange } from "../deps";
+import { listenForFollowChanges } from "./follow-notices";
 import { type FollowerHost, type FollowHandle, InProcessFollowers } from "./ingest/in-process";
 
 /**
@@ -10,9 +11,12 @@ import { type FollowerHost, type FollowHandle, InProcessFollowers } from "./inge
  * sandbox ever needs to reach the control plane.
  *
  * Over a shared store other replicas create conversations and move sandboxes without this
- * process hearing of it, so it also scans the store every `followerScanIntervalMs`: follows what
- * is RUNNING and not yet followed, stops what is no longer RUNNING. In-process events stay the
- * fast path. Restartable (`stop()`, then `start()`): it runs while this replica holds the duties.
+ * process hearing of it in memory: they name each sandbox they moved in a store notice, and this
+ * follower looks at that sandbox alone (./follow-notices), so idle sandboxes cost nothing however
+ * many there are. Notices are best effort, so it also scans the store every
+ * `followerScanIntervalMs`, and at once when notices may have been missed: follows what is
+ * RUNNING and not yet followed, stops what is no longer RUNNING. Restartable (`stop()`, then
+ * `start()`): it runs while this replica holds the duties.
  *
  * Which conversations to follow is decided here, on the main thread; following them and storing
  * their events happens in the host `makeHost` gives each start: this thread's, or the ingest
@@ -24,6 +28,7 @@ export class EventFollower {
   private unsubscribe: (() => void) | null = null;
   private scanTimer: NodeJS.Timeout | null = null;
   private scanning = false;
+  private stopNotices: (() => Promise<void>) | null = null;
 
   constructor(
     private readonly deps: CoreDeps,
@@ -68,6 +73,17 @@ export class EventFollower {
       events.off("conversation.created", onCreated);
       events.off("conversation.deleted", onConversationDeleted);
     };
+    const { notices } = this.deps;
+    if (this.deps.sharedStore && notices) {
+      // Listening before the first read: a move made meanwhile is seen twice, never missed.
+      const stopNotices = await listenForFollowChanges(
+        { notices, replicaId: this.deps.replicaId, log: this.deps.log },
+        (sandboxId) => void this.guard(sandboxId, () => this.recheck(sandboxId)),
+        () => void this.scan(),
+      );
+      if (this.active()) this.stopNotices = stopNotices;
+      else await stopNotices?.();
+    }
     for (const sandbox of await this.deps.repos.sandboxes.listByStatus(["RUNNING"])) {
       await this.guard(sandbox.id, () => this.followSandbox(sandbox));
     }
@@ -84,6 +100,9 @@ export class EventFollower {
     this.scanTimer = null;
     this.unsubscribe?.();
     this.unsubscribe = null;
+    const stopNotices = this.stopNotices;
+    this.stopNotices = null;
+    await stopNotices?.();
     for (const follower of this.followers.values()) follower.stop();
     this.followers.clear();
     const host = this.host;
@@ -127,6 +146,14 @@ export class EventFollower {
     } finally {
       this.scanning = false;
     }
+  }
+
+  /** Another replica moved the sandbox (or added a conversation to it): follow what it is now. */
+  private async recheck(sandboxId: string): Promise<void> {
+    if (!this.active()) return;
+    const sandbox = await this.deps.repos.sandboxes.get(sandboxId);
+    if (sandbox?.status === "RUNNING") await this.followSandbox(sandbox);
+    else this.unfollowSandbox(sandboxId);
   }
 
   private async followSandbox(sandbox: SandboxRow): Promise<void> {
