@@ -5,6 +5,7 @@ import { type Combined, measureInterleaved, type Side } from "../lib/cell";
 import { removeDataDir, startControlPlane } from "../lib/control-plane";
 import type { BenchContext, FigureResult, Row } from "../lib/figure";
 import { ms } from "../lib/figure";
+import { startBarePipe } from "../lib/forwarder";
 import { commandLine } from "../lib/proc";
 import { deleteAll, startRunning } from "../lib/sandboxes";
 import { type LoadTarget, runWrk, wrkVersion } from "../lib/wrk";
@@ -13,7 +14,7 @@ import { type LoadTarget, runWrk, wrkVersion } from "../lib/wrk";
 const APP_PORT = 8123;
 const LOOPBACK_APP_PORT = 8124;
 const ROUNDS = 4;
-type SideName = "port_url" | "port_url_tunnel" | "direct" | "in_namespace";
+type SideName = "port_url" | "port_url_tunnel" | "direct" | "in_namespace" | "bare_pipe";
 const WARMUP_SECONDS = 1;
 const TARGETS = { addedP50Ms: 1, throughput: 0.8 };
 /** c=1 on a small answer (what the proxy adds to each request), c=16 on 100 KiB (throughput). */
@@ -32,6 +33,7 @@ const CASES = [
 export async function sandboxPorts(ctx: BenchContext): Promise<FigureResult> {
   const perRound = Math.max(1, Math.round(ctx.options.seconds / ROUNDS));
   const cp = await startControlPlane({ runtime: "process" });
+  let pipe: Awaited<ReturnType<typeof startBarePipe>> | null = null;
   try {
     const sandbox = await startRunning(cp);
     const address = new URL(sandbox.agent_server_url).hostname;
@@ -45,8 +47,10 @@ export async function sandboxPorts(ctx: BenchContext): Promise<FigureResult> {
     };
     const hosts = { wide: await hostOf(APP_PORT), loopback: await hostOf(LOOPBACK_APP_PORT) };
     const netns = netnsOf(cp.dataDir, sandbox.id);
+    pipe = await startBarePipe(address, APP_PORT);
     const pids = {
       control_plane: cp.pid,
+      bare_pipe: pipe.pid,
       agent_server: pidInNamespace("agent-server.js", netns),
       app: pidInNamespace(`port-app-${APP_PORT}.js`, netns),
       app_loopback: pidInNamespace(`port-app-${LOOPBACK_APP_PORT}.js`, netns),
@@ -55,6 +59,7 @@ export async function sandboxPorts(ctx: BenchContext): Promise<FigureResult> {
       load_generator: `${wrkVersion()}, 1 thread, keep-alive`,
       direct: `wrk from the host at the sandbox's veth address (${address}:${APP_PORT})`,
       in_namespace: `wrk in the sandbox's network namespace (nsenter --net) at 127.0.0.1:${APP_PORT}`,
+      bare_pipe: `a bare node:net pipe on the host (bench/lib/bare-pipe.mjs) to ${address}:${APP_PORT}: the least a user-space proxy costs`,
       port_url_tunnel: `the port URL of an app on the sandbox's loopback (127.0.0.1:${LOOPBACK_APP_PORT}): the agent server's tunnel`,
       app: "node:http inside the sandbox (apps/server/test/port-app.ts)",
       seconds_per_cell: perRound * ROUNDS,
@@ -70,6 +75,9 @@ export async function sandboxPorts(ctx: BenchContext): Promise<FigureResult> {
         port_url_tunnel: viaPortUrl(hosts.loopback),
         direct: {
           target: { url: `http://${address}:${APP_PORT}${c.path}`, method: "GET", headers: {} },
+        },
+        bare_pipe: {
+          target: { url: `${pipe.url}${c.path}`, method: "GET", headers: {} },
         },
         in_namespace: {
           target: {
@@ -94,6 +102,7 @@ export async function sandboxPorts(ctx: BenchContext): Promise<FigureResult> {
     }
     return { key: "sandbox_ports", data, rows, notes: [note(perRound)] };
   } finally {
+    await pipe?.stop();
     await deleteAll(cp).catch(() => undefined);
     await cp.stop();
     removeDataDir(cp.dataDir);
@@ -155,6 +164,7 @@ const r3 = (value: number) => Math.round(value * 1000) / 1000;
 
 function ratiosOf(cells: Record<SideName, Combined>) {
   const { port_url: proxied, port_url_tunnel: tunnel, direct, in_namespace: inside } = cells;
+  const pipe = cells.bare_pipe;
   return {
     added_p50_ms: r3(proxied.latency_ms.p50 - direct.latency_ms.p50),
     throughput_port_url_per_direct: r3(proxied.rps / direct.rps),
@@ -162,6 +172,8 @@ function ratiosOf(cells: Record<SideName, Combined>) {
     throughput_tunnel_per_direct: r3(tunnel.rps / direct.rps),
     added_p50_ms_vs_in_namespace: r3(proxied.latency_ms.p50 - inside.latency_ms.p50),
     throughput_port_url_per_in_namespace: r3(proxied.rps / inside.rps),
+    throughput_bare_pipe_per_direct: r3(pipe.rps / direct.rps),
+    throughput_port_url_per_bare_pipe: r3(proxied.rps / pipe.rps),
   };
 }
 
@@ -173,6 +185,7 @@ function rowsOf(c: (typeof CASES)[number], cells: Record<SideName, Combined>): R
   const both =
     `${side("port URL", cells.port_url)}; ${side("direct at the veth address", cells.direct)}; ` +
     `${side("port URL of a loopback app (tunnel)", cells.port_url_tunnel)}; ` +
+    `${side("a bare node pipe", cells.bare_pipe)}; ` +
     side("in the namespace", cells.in_namespace);
   const base = { figure: "Port URLs", runtime: "process" };
   if (c.connections === 1) {
@@ -209,6 +222,11 @@ function rowsOf(c: (typeof CASES)[number], cells: Record<SideName, Combined>): R
       measure: `GET ${c.what}, c=${c.connections}: throughput through the port URL / wrk in the sandbox's namespace`,
       value: `${ratios.throughput_port_url_per_in_namespace}×`,
     },
+    {
+      ...base,
+      measure: `GET ${c.what}, c=${c.connections}: throughput through a bare node pipe / direct; the port URL / the bare pipe`,
+      value: `${ratios.throughput_bare_pipe_per_direct}×; ${ratios.throughput_port_url_per_bare_pipe}×`,
+    },
   ];
 }
 
@@ -218,6 +236,7 @@ const note = (perRound: number) =>
   "plane's port URL (wrk at the control plane's listener with the signed URL's Host) to an app on " +
   "all addresses, which the control plane reaches at the sandbox's veth address, and to an app on " +
   "the sandbox's loopback, which it reaches through the agent server's tunnel; directly, wrk from " +
-  "the host at the sandbox's veth address (the baseline); and wrk in the sandbox's network " +
+  "the host at the sandbox's veth address (the baseline); through a bare node:net pipe on the " +
+  "host to that address (the least any user-space proxy costs); and wrk in the sandbox's network " +
   "namespace at 127.0.0.1. Load generator, control plane, agent server and apps share the " +
   "machine's cores.";

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 const script = fileURLToPath(new URL("./bare-forwarder.mjs", import.meta.url));
+const pipeScript = fileURLToPath(new URL("./bare-pipe.mjs", import.meta.url));
 
 export interface Forwarder {
   /** Base URL; POST `${url}/forward/<conversation id>`. */
@@ -11,13 +12,21 @@ export interface Forwarder {
 }
 
 /** Starts bare-forwarder.mjs as its own node process in front of one agent server. */
-export async function startForwarder(targetUrl: string, sessionApiKey: string): Promise<Forwarder> {
-  const child = spawn(process.execPath, [script], {
-    env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      TARGET_URL: targetUrl,
-      SESSION_API_KEY: sessionApiKey,
-    },
+export function startForwarder(targetUrl: string, sessionApiKey: string): Promise<Forwarder> {
+  return startScript(script, { TARGET_URL: targetUrl, SESSION_API_KEY: sessionApiKey });
+}
+
+/**
+ * Starts bare-pipe.mjs as its own node process: every connection piped to `host:port` and back,
+ * nothing read (the least any user-space proxy does).
+ */
+export function startBarePipe(host: string, port: number): Promise<Forwarder> {
+  return startScript(pipeScript, { TARGET_HOST: host, TARGET_PORT: String(port) });
+}
+
+async function startScript(file: string, env: Record<string, string>): Promise<Forwarder> {
+  const child = spawn(process.execPath, [file], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const killOnExit = () => child.kill("SIGKILL");
