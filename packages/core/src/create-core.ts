@@ -4,6 +4,7 @@ import type { Worker } from "node:worker_threads";
 import type { Store } from "@sandbox-server/db";
 import type { SandboxRuntime } from "@sandbox-server/runtime";
 import { AgentServerClient } from "./agent-client";
+import { SendMessageTargets } from "./conversations/send-message-targets";
 import { type CoreConfig, type CoreDeps, createEvents } from "./deps";
 import { EventFollower } from "./events/event-follower";
 import type { IngestWorkerData } from "./events/ingest/protocol";
@@ -22,7 +23,7 @@ import { ForwardGate } from "./sandboxes/forward-gate";
 import { LifetimeSweeper } from "./sandboxes/lifetime/sweep";
 import type { PortUrlSigner } from "./sandboxes/ports/port-urls";
 import { SandboxSupervisor } from "./sandboxes/supervisor";
-import { ensurePoolOwner } from "./sandboxes/warm-pool/pool-state";
+import { ensurePoolOwner, WarmPoolState } from "./sandboxes/warm-pool/pool-state";
 import { createApiKeyCache } from "./users/api-keys";
 import { listenForForgottenKeys } from "./users/key-notices";
 import { DeliveryWorker } from "./webhooks/delivery-worker";
@@ -122,7 +123,7 @@ export function createCore(options: CreateCoreOptions): Core {
   const replicaId = options.replicaId ?? newReplicaId();
   const now = options.now ?? Date.now;
   const shared = store.shared;
-  const deps: CoreDeps = {
+  const base: Omit<CoreDeps, "sendTargets"> = {
     repos: options.store,
     runtime: options.runtime,
     agents: new AgentServerClient({ requestTimeoutMs: config.agentRequestTimeoutMs }),
@@ -148,10 +149,14 @@ export function createCore(options: CreateCoreOptions): Core {
     forwards: new ForwardGate(),
     activity: new SandboxActivity(),
     portUrls: options.portUrls ?? { key: randomBytes(32), baseDomain: null, localPort: 0 },
+    warmPool: new WarmPoolState(),
+    creates: new Map(),
     apiKeyCache: createApiKeyCache(now),
     transaction: (work) => options.store.transaction(work),
     ...(options.metrics ? { metrics: options.metrics } : {}),
   };
+  // One object: the targets read `now` and `sharedStore` from it as they are when asked.
+  const deps: CoreDeps = Object.assign(base, { sendTargets: new SendMessageTargets(base) });
   const supervisor = new SandboxSupervisor(deps);
   const lifetime = new LifetimeSweeper(deps);
   const { eventWorker } = options;

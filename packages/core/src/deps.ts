@@ -9,12 +9,15 @@ import type {
 import type { OperatorEgressPolicy } from "@sandbox-server/egress";
 import type { SandboxRuntime } from "@sandbox-server/runtime";
 import type { AgentServerClient } from "./agent-client";
+import type { SendMessageTargets } from "./conversations/send-message-targets";
+import type { InFlightCreates } from "./idempotency/in-flight";
 import type { Logger } from "./logger";
 import type { CoreMetrics } from "./metrics";
 import type { SandboxLocks } from "./replicas/sandbox-locks";
 import type { SandboxActivity } from "./sandboxes/activity";
 import type { ForwardGate } from "./sandboxes/forward-gate";
 import type { PortUrlSigner } from "./sandboxes/ports/port-urls";
+import type { WarmPoolState } from "./sandboxes/warm-pool/pool-state";
 import type { RememberedReads } from "./shared/remembered-reads";
 
 export interface CoreConfig {
@@ -158,6 +161,12 @@ export interface CoreDeps {
   activity: SandboxActivity;
   /** Signs port URLs (`GET /sandboxes/{id}/ports/{port}`, `exposed_urls`) and checks their tokens. */
   portUrls: PortUrlSigner;
+  /** The warm pool's memory-only bookkeeping (members taken, the refill under way). */
+  warmPool: WarmPoolState;
+  /** Send-message's remembered conversation and sandbox rows. */
+  sendTargets: SendMessageTargets;
+  /** Idempotent creates running in this process, by record id. */
+  creates: InFlightCreates;
   /** Recently verified API keys (by hash) → their user, so a request costs no key lookup. */
   apiKeyCache: RememberedReads<User>;
   /** Where counters and observations go (the server's Prometheus registry); absent: nowhere. */

@@ -1,6 +1,6 @@
-import type { ConversationRow, SandboxRow } from "@sandbox-server/db";
-import type { CoreDeps } from "../deps";
-import { perCore } from "../shared/per-core";
+import type { EventEmitter } from "node:events";
+import type { ConversationRow, Repositories, SandboxRow } from "@sandbox-server/db";
+import type { CoreEventMap } from "../deps";
 import { RememberedReads } from "../shared/remembered-reads";
 
 /**
@@ -30,11 +30,20 @@ export const TARGET_TTL_MS = 1_000;
  * move's event drops the row before the gate opens again. A read that began before a drop does not
  * remember what it read (`RememberedReads`).
  */
+export interface SendMessageTargetsDeps {
+  repos: Pick<Repositories, "conversations" | "sandboxes">;
+  now: () => number;
+  /** The core's events: moves and deletions drop remembered rows. */
+  events: EventEmitter<CoreEventMap>;
+  /** Whether other replicas share the store (then sandboxes are always read fresh). */
+  sharedStore: boolean;
+}
+
 export class SendMessageTargets {
   private readonly conversations: RememberedReads<ConversationRow>;
   private readonly sandboxes: RememberedReads<SandboxRow>;
 
-  constructor(private readonly deps: CoreDeps) {
+  constructor(private readonly deps: SendMessageTargetsDeps) {
     const remembered = { ttlMs: TARGET_TTL_MS, now: () => deps.now() };
     this.conversations = new RememberedReads(remembered);
     this.sandboxes = new RememberedReads(remembered);
@@ -92,6 +101,3 @@ export class SendMessageTargets {
     this.sandboxes.forget(sandboxId);
   }
 }
-
-/** The one target cache of a core (created, and subscribed to its events, on first use). */
-export const sendMessageTargets = perCore((deps) => new SendMessageTargets(deps));

@@ -3,7 +3,7 @@ import { errorMessage } from "@sandbox-server/runtime/error-message";
 import WebSocket from "ws";
 import { backoffDelay } from "../shared/backoff";
 import type { IncomingEvent } from "./contracts";
-import { recorderFor } from "./event-recorder";
+import type { EventRecorder } from "./event-recorder";
 import type { IngestDeps } from "./ingest-deps";
 import { parseIncomingEvent } from "./parse-incoming-event";
 import { fullStatePatch } from "./service/conversation-metadata";
@@ -31,6 +31,7 @@ export class ConversationFollower {
 
   constructor(
     private readonly deps: IngestDeps,
+    private readonly recorder: EventRecorder,
     readonly conversationId: string,
     readonly sandboxId: string,
     /** Called once when the follower ends by itself (conversation or sandbox gone). */
@@ -163,7 +164,7 @@ export class ConversationFollower {
         );
         return;
       }
-      recorderFor(this.deps).record({
+      this.recorder.record({
         conversation,
         event,
         timestampUs,

@@ -1,4 +1,3 @@
-import { perCore } from "../shared/per-core";
 import type { IngestDeps } from "./ingest-deps";
 import { type EventToRecord, recordEvents } from "./service/record-event";
 
@@ -57,6 +56,3 @@ export class EventRecorder {
     }
   }
 }
-
-/** The one recorder of a core (one batch, one transaction, for all its followers). */
-export const recorderFor = perCore((deps: IngestDeps) => new EventRecorder(deps));

@@ -7,7 +7,6 @@ import { removeSandbox } from "./service/delete-sandbox";
 import { relaunchSandbox } from "./service/relaunch-sandbox";
 import { markRunning } from "./service/start-sandbox";
 import { updateSandbox } from "./service/status";
-import { poolState } from "./warm-pool/pool-state";
 import { refillWarmPool } from "./warm-pool/refill";
 
 /**
@@ -48,14 +47,14 @@ export class SandboxSupervisor {
     this.deps.runtime.on?.("recovered", this.onRecovered);
     this.timer = setInterval(() => void this.tick(), this.deps.config.supervisorIntervalMs);
     this.timer.unref();
-    const pool = poolState(this.deps);
+    const pool = this.deps.warmPool;
     pool.active = true;
     pool.wake = () => void this.refillPool();
     void this.refillPool();
   }
 
   stop(): void {
-    const pool = poolState(this.deps);
+    const pool = this.deps.warmPool;
     pool.active = false;
     pool.wake = null;
     this.deps.runtime.off?.("exit", this.onExit);
@@ -309,7 +308,7 @@ export class SandboxSupervisor {
    * nothing new is started (the launches of recorded members still finish on their own).
    */
   async poolSettled(): Promise<void> {
-    await poolState(this.deps).refilling;
+    await this.deps.warmPool.refilling;
   }
 
   /** Keeps the warm pool full (a no-op without one); never fails the pass. */

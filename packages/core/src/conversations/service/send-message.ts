@@ -3,7 +3,7 @@ import { agentErrorDetail } from "../../agent-client";
 import type { CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import type { AppSendMessageResponse } from "../contracts";
-import { type SendMessageTargets, sendMessageTargets } from "../send-message-targets";
+import type { SendMessageTargets } from "../send-message-targets";
 
 const NOT_RUNNING = new Set(["PAUSED", "STARTING", "STOPPING"]);
 
@@ -32,7 +32,7 @@ export async function sendMessage(
   conversationId: string,
   body: string | Buffer,
 ): Promise<AppSendMessageResponse> {
-  const targets = sendMessageTargets(deps);
+  const targets = deps.sendTargets;
   try {
     return await sendOnce(deps, targets, true, ownerId, conversationId, body);
   } catch (error) {

@@ -12,7 +12,6 @@ import { initialLifetime, type LifetimePolicy, resolveLifetime } from "../lifeti
 import { portAccessOf } from "../ports/contracts";
 import { claimWarmSandbox } from "../warm-pool/claim";
 import { evictWarmSandboxAtLimit } from "../warm-pool/evict";
-import { refillWarmPoolSoon } from "../warm-pool/pool-state";
 import { egressPolicyOf, specEgressPolicy } from "./egress-policy";
 import type { SandboxLink } from "./sandbox-link";
 import { updateSandbox } from "./status";
@@ -65,7 +64,7 @@ export async function startSandbox(
     link,
   );
   if (claimed) {
-    refillWarmPoolSoon(deps);
+    deps.warmPool.refillSoon();
     return { row: claimed, ready: Promise.resolve(claimed) };
   }
   await evictWarmSandboxAtLimit(deps);

@@ -8,7 +8,7 @@ import { portAccessOf } from "../ports/contracts";
 import { sameEgressPolicy } from "../service/egress-policy";
 import type { SandboxLink } from "../service/sandbox-link";
 import { updateSandbox } from "../service/status";
-import { isPoolMember, newSessionKey, POOL_OWNER_ID, poolState } from "./pool-state";
+import { isPoolMember, newSessionKey, POOL_OWNER_ID } from "./pool-state";
 
 /** How long a claim waits for the pool sandbox's agent server to take the new key. */
 const ROTATE_TIMEOUT_MS = 2_000;
@@ -32,7 +32,7 @@ export async function claimWarmSandbox(
   if (deps.config.warmPoolSize <= 0) return undefined;
   if (input.env && Object.keys(input.env).length > 0) return undefined;
   const canSetEgress = deps.runtime.setEgressPolicy !== undefined;
-  const { taken } = poolState(deps);
+  const { taken } = deps.warmPool;
   // The pool's own rows only: a claim reads (and decrypts the keys of) a few, not every RUNNING
   // one. Oldest first (the page is newest first): the one whose warm-up is surely over.
   const running = await deps.repos.sandboxes.search(

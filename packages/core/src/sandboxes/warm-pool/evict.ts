@@ -3,7 +3,7 @@ import { errorMessage } from "@sandbox-server/runtime/error-message";
 import type { CoreDeps } from "../../deps";
 import { removeSandbox } from "../service/delete-sandbox";
 import { updateSandbox } from "../service/status";
-import { isPoolMember, POOL_OWNER_ID, poolState } from "./pool-state";
+import { isPoolMember, POOL_OWNER_ID } from "./pool-state";
 
 const ACTIVE = ["STARTING", "RUNNING"];
 
@@ -22,7 +22,7 @@ export async function evictWarmSandboxAtLimit(deps: CoreDeps): Promise<void> {
   );
   // A RUNNING member's lock is free; a STARTING one's is held until its start settles.
   members.sort((a, b) => Number(a.status === "STARTING") - Number(b.status === "STARTING"));
-  const { taken } = poolState(deps);
+  const { taken } = deps.warmPool;
   for (const member of members) {
     if (taken.has(member.id)) continue;
     if (await retireWarmSandbox(deps, member, "making room for a user's sandbox")) return;
@@ -38,7 +38,7 @@ export async function retireWarmSandbox(
   member: SandboxRow,
   reason: string,
 ): Promise<boolean> {
-  const { taken } = poolState(deps);
+  const { taken } = deps.warmPool;
   taken.add(member.id);
   try {
     return await deps.locks.run(member.id, async () => {

@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { SandboxRow } from "@sandbox-server/db";
 import type { CoreDeps } from "../../deps";
-import { perCore } from "../../shared/per-core";
 
 /**
  * The owner of warm-pool sandboxes: a user row that exists only as a tombstone (`deleted_at`
@@ -36,22 +35,6 @@ export function newSessionKey(): string {
   return randomBytes(24).toString("base64url");
 }
 
-interface PoolState {
-  /** Pool sandboxes being claimed or evicted right now: nobody else picks them. */
-  taken: Set<string>;
-  /** The refill under way, if any: one at a time. */
-  refilling: Promise<void> | null;
-  /** Starts a refill now (set by the supervisor, which runs the pool). */
-  wake: (() => void) | null;
-  /** While the supervisor runs: a refill starts no sandbox after it stopped. */
-  active: boolean;
-}
-
-/** Memory-only bookkeeping of one core's pool (the pool's records are ordinary sandbox rows). */
-export const poolState = perCore(
-  (): PoolState => ({ taken: new Set(), refilling: null, wake: null, active: false }),
-);
-
 /**
  * How long a claim's refill waits before it starts. Starting a sandbox costs a burst of CPU (a
  * container create in dockerd, or bwrap and node), which on a small host delayed the claim's own
@@ -59,8 +42,24 @@ export const poolState = perCore(
  */
 export const REFILL_AFTER_CLAIM_MS = 250;
 
-/** A claim took a member: refill shortly rather than at the next supervisor pass. */
-export function refillWarmPoolSoon(deps: CoreDeps): void {
-  const state = poolState(deps);
-  setTimeout(() => state.wake?.(), REFILL_AFTER_CLAIM_MS).unref();
+/**
+ * Memory-only bookkeeping of one core's pool (the pool's records are ordinary sandbox rows):
+ * made once by the core and handed to the supervisor, claims, evictions and refills.
+ */
+export class WarmPoolState {
+  /** Pool sandboxes being claimed or evicted right now: nobody else picks them. */
+  readonly taken = new Set<string>();
+  /** The refill under way, if any: one at a time. */
+  refilling: Promise<void> | null = null;
+  /** Starts a refill now (set by the supervisor, which runs the pool). */
+  wake: (() => void) | null = null;
+  /** While the supervisor runs: a refill starts no sandbox after it stopped. */
+  active = false;
+  /** When each RUNNING member's agent server was last probed (the refill keeps it connected). */
+  readonly probed = new Map<string, number>();
+
+  /** A claim took a member: refill shortly rather than at the next supervisor pass. */
+  refillSoon(): void {
+    setTimeout(() => this.wake?.(), REFILL_AFTER_CLAIM_MS).unref();
+  }
 }

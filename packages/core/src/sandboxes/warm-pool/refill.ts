@@ -3,11 +3,10 @@ import { errorMessage } from "@sandbox-server/runtime/error-message";
 import type { CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import { resolveSpec } from "../../sandbox-specs/resolve-spec";
-import { perCore } from "../../shared/per-core";
 import { specEgressPolicy } from "../service/egress-policy";
 import { createSandbox } from "../service/start-sandbox";
 import { retireWarmSandbox } from "./evict";
-import { isPoolMember, POOL_OWNER_ID, poolState } from "./pool-state";
+import { isPoolMember, POOL_OWNER_ID } from "./pool-state";
 import { warmUp } from "./warm-up";
 
 const LIVE = new Set(["STARTING", "RUNNING"]);
@@ -19,7 +18,7 @@ const LIVE = new Set(["STARTING", "RUNNING"]);
  * refill at a time; called by the supervisor on every pass and after each claim.
  */
 export function refillWarmPool(deps: CoreDeps): Promise<void> {
-  const state = poolState(deps);
+  const state = deps.warmPool;
   state.refilling ??= refill(deps).finally(() => {
     state.refilling = null;
   });
@@ -27,7 +26,7 @@ export function refillWarmPool(deps: CoreDeps): Promise<void> {
 }
 
 async function refill(deps: CoreDeps): Promise<void> {
-  const state = poolState(deps);
+  const state = deps.warmPool;
   const { taken } = state;
   const size = deps.config.warmPoolSize;
   const members = (await deps.repos.sandboxes.listAll()).filter(
@@ -79,10 +78,9 @@ async function refill(deps: CoreDeps): Promise<void> {
  * claim's key rotation. Probes are not activity (no idle pause) and not logged.
  */
 const KEEP_CONNECTED_MS = 2_000;
-const lastProbe = perCore(() => new Map<string, number>());
 
 function keepConnected(deps: CoreDeps, live: readonly SandboxRow[]): void {
-  const probed = lastProbe(deps);
+  const { probed } = deps.warmPool;
   const now = performance.now();
   const running = new Set<string>();
   for (const row of live) {
