@@ -1,6 +1,7 @@
 export * from "@sandbox-server/agent-contracts";
 export * from "./agent-client";
 export * from "./context";
+export * from "./core-events";
 export * from "./create-core";
 export * from "./deps";
 export * from "./describe-error";

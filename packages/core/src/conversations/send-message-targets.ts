@@ -1,6 +1,6 @@
 import type { EventEmitter } from "node:events";
 import type { ConversationRow, Repositories, SandboxRow } from "@sandbox-server/db";
-import type { CoreEventMap } from "../deps";
+import type { CoreEventMap } from "../core-events";
 import { RememberedReads } from "../shared/remembered-reads";
 
 /**

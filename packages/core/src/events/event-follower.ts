@@ -1,7 +1,15 @@
 import type { ConversationRow, SandboxRow } from "@sandbox-server/db";
 import { errorMessage } from "@sandbox-server/runtime/error-message";
-import type { CoreDeps, SandboxStatusChange } from "../deps";
+import type { SandboxStatusChange } from "../core-events";
+import type { CoreConfig, CoreDeps } from "../deps";
 import { type FollowerHost, type FollowHandle, InProcessFollowers } from "./ingest/in-process";
+import type { IngestConfig, IngestDeps } from "./ingest-deps";
+
+/** The ingest's collaborators, and what deciding whom to follow reads besides. */
+export type EventFollowerDeps = IngestDeps &
+  Pick<CoreDeps, "runtime" | "sharedStore"> & {
+    config: IngestConfig & Pick<CoreConfig, "followerScanIntervalMs">;
+  };
 
 /**
  * Follows every conversation of every RUNNING sandbox: from the start of the core, from a
@@ -26,7 +34,7 @@ export class EventFollower {
   private scanning = false;
 
   constructor(
-    private readonly deps: CoreDeps,
+    private readonly deps: EventFollowerDeps,
     private readonly makeHost: () => FollowerHost = () => new InProcessFollowers(deps),
   ) {}
 

@@ -1,7 +1,13 @@
 import type { User } from "@sandbox-server/db";
 import type { CoreDeps } from "../deps";
 import { AppError } from "../errors";
-import { claimKey, completeClaim, createBoundMs, releaseClaim } from "./claim";
+import {
+  type CreateBoundConfig,
+  claimKey,
+  completeClaim,
+  createBoundMs,
+  releaseClaim,
+} from "./claim";
 import { waitForCreate } from "./in-flight";
 import { checkIdempotencyKey, type IdempotencyState } from "./key";
 import { requestHash } from "./request-hash";
@@ -9,7 +15,9 @@ import { requestHash } from "./request-hash";
 type Result = { ok: true; data: unknown } | { ok: false };
 
 export interface IdempotentCall<R extends Result> {
-  deps: CoreDeps;
+  deps: Pick<CoreDeps, "creates" | "log" | "now" | "repos" | "transaction"> & {
+    config: CreateBoundConfig;
+  };
   user: User;
   /** The request's state (shared with the adapters, which read `replayed`). */
   state: IdempotencyState;

@@ -1,9 +1,9 @@
 import type { SandboxSpecRow } from "@sandbox-server/db";
-import type { CoreDeps } from "../deps";
+import type { CoreConfig, CoreDeps } from "../deps";
 import { AppError } from "../errors";
 
 export async function resolveSpec(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "repos" | "runtime"> & { config: Pick<CoreConfig, "defaultSpecId"> },
   specId: string | undefined,
 ): Promise<SandboxSpecRow> {
   const id = specId ?? deps.config.defaultSpecId;

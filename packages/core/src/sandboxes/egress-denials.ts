@@ -84,7 +84,10 @@ export class EgressDenialThrottle {
  * function that stops watching.
  */
 export function watchEgressDenials(
-  deps: CoreDeps,
+  deps: Pick<
+    CoreDeps,
+    "activity" | "events" | "log" | "metrics" | "now" | "repos" | "runtime" | "transaction"
+  >,
   pullIntervalMs = EGRESS_PULL_INTERVAL_MS,
 ): () => Promise<void> {
   const { runtime } = deps;
@@ -115,7 +118,10 @@ export function watchEgressDenials(
   };
 }
 
-async function reportDenial(deps: CoreDeps, data: EgressDeniedData): Promise<void> {
+async function reportDenial(
+  deps: Pick<CoreDeps, "events" | "log" | "now" | "repos" | "transaction">,
+  data: EgressDeniedData,
+): Promise<void> {
   const sandbox = await deps.repos.sandboxes.get(data.sandbox_id).catch(() => undefined);
   if (!sandbox) return;
   deps.log.info(

@@ -13,7 +13,10 @@ function digest(text: string): Buffer {
  * owner is disabled → 401. Keys are compared as digests in constant time; the running set is
  * bounded by the running-sandbox limit.
  */
-export async function sandboxOfSessionKey(deps: CoreDeps, key: string | null): Promise<SandboxRow> {
+export async function sandboxOfSessionKey(
+  deps: Pick<CoreDeps, "repos">,
+  key: string | null,
+): Promise<SandboxRow> {
   if (!key) throw new AppError("UNAUTHORIZED", "X-Session-API-Key header is required");
   const presented = digest(key);
   const running = await deps.repos.sandboxes.listByStatus(["RUNNING"]);
@@ -28,7 +31,7 @@ export async function sandboxOfSessionKey(deps: CoreDeps, key: string | null): P
 
 /** The session key must be the key of the sandbox named in the path (403 otherwise). */
 export async function authorizeSandboxSession(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "repos">,
   key: string | null,
   sandboxId: string,
 ): Promise<SandboxRow> {

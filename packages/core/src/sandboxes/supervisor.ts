@@ -2,7 +2,7 @@ import type { SandboxRow } from "@sandbox-server/db";
 import type { RuntimeSandbox } from "@sandbox-server/runtime";
 import { errorMessage } from "@sandbox-server/runtime/error-message";
 import { reconcileStartTasks } from "../conversations/service/reconcile-start-tasks";
-import type { CoreDeps } from "../deps";
+import type { CoreConfig, CoreDeps } from "../deps";
 import { removeSandbox } from "./service/delete-sandbox";
 import { relaunchSandbox } from "./service/relaunch-sandbox";
 import { markRunning } from "./service/start-sandbox";
@@ -36,7 +36,34 @@ export class SandboxSupervisor {
   /** When the last pass that inspected every sandbox began; null before the first. */
   private sweptAt: number | null = null;
 
-  constructor(private readonly deps: CoreDeps) {}
+  constructor(
+    private readonly deps: Pick<
+      CoreDeps,
+      | "activity"
+      | "agents"
+      | "events"
+      | "locks"
+      | "log"
+      | "now"
+      | "repos"
+      | "runtime"
+      | "sharedStore"
+      | "transaction"
+      | "warmPool"
+    > & {
+      config: Pick<
+        CoreConfig,
+        | "defaultSpecId"
+        | "healthGraceMs"
+        | "maxRunningSandboxes"
+        | "sandboxStartTimeoutMs"
+        | "statusProbeTimeoutMs"
+        | "supervisorIntervalMs"
+        | "supervisorSweepMs"
+        | "warmPoolSize"
+      >;
+    },
+  ) {}
 
   async start(): Promise<void> {
     // Creates cut short come first: a sandbox that is rolled back is removed, not relaunched, and

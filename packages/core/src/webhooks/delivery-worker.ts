@@ -1,7 +1,7 @@
 import type { DeliveryOutcome, DueDelivery, WebhookDeliveryRow } from "@sandbox-server/db";
 import { errorMessage } from "@sandbox-server/runtime/error-message";
 import { Agent } from "undici";
-import type { CoreDeps } from "../deps";
+import type { CoreConfig, CoreDeps } from "../deps";
 import { FairShare } from "./delivery/fair-share";
 import { OutcomeWriter } from "./delivery/outcome-writer";
 import { postDelivery } from "./delivery/post-delivery";
@@ -65,7 +65,25 @@ export class DeliveryWorker {
   private timerAt = Number.POSITIVE_INFINITY;
   private readonly nudge = () => this.schedulePump();
 
-  constructor(private readonly deps: CoreDeps) {
+  constructor(
+    private readonly deps: Pick<
+      CoreDeps,
+      "events" | "log" | "metrics" | "now" | "replicaId" | "repos"
+    > & {
+      config: Pick<
+        CoreConfig,
+        | "webhookAllowPrivateNetworks"
+        | "webhookConcurrency"
+        | "webhookConcurrencyPerUser"
+        | "webhookBackoffBaseMs"
+        | "webhookBackoffMaxMs"
+        | "webhookDeniedTargets"
+        | "webhookMaxAttempts"
+        | "webhookResolveHost"
+        | "webhookTimeoutMs"
+      >;
+    },
+  ) {
     this.outcomes = new OutcomeWriter(deps);
   }
 

@@ -1,6 +1,7 @@
 import type { SandboxRow } from "@sandbox-server/db";
 import { errorMessage } from "@sandbox-server/runtime/error-message";
-import type { CoreDeps, SandboxStatusChange } from "../deps";
+import type { SandboxStatusChange } from "../core-events";
+import type { CoreDeps } from "../deps";
 import { newId } from "../shared/ids";
 import { iso } from "../shared/time";
 import { queueDeliveries } from "./service/queue-deliveries";
@@ -10,7 +11,7 @@ import { queueDeliveries } from "./service/queue-deliveries";
  * (a lifecycle move, a refused connection): a failure here is logged and never reaches that.
  */
 export async function queueSandboxEvent(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "events" | "log" | "now" | "repos" | "transaction">,
   sandbox: Pick<SandboxRow, "id" | "ownerId">,
   kind: string,
   data: Record<string, unknown>,
@@ -42,7 +43,9 @@ export async function queueSandboxEvent(
  * Queues sandbox lifecycle events (`sandbox.status_changed`, `sandbox.deleted`) for the owner's
  * webhooks as they happen. Returns the function that stops watching.
  */
-export function watchSandboxLifecycle(deps: CoreDeps): () => void {
+export function watchSandboxLifecycle(
+  deps: Pick<CoreDeps, "events" | "log" | "now" | "repos" | "transaction">,
+): () => void {
   const queue = (sandbox: SandboxRow, kind: string, data: Record<string, unknown>) =>
     queueSandboxEvent(deps, sandbox, kind, data);
   const onStatus = ({ sandbox, previousStatus }: SandboxStatusChange) =>

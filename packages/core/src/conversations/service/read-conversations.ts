@@ -1,5 +1,5 @@
 import type { ConversationRow, Page, SandboxRow } from "@sandbox-server/db";
-import type { CoreDeps } from "../../deps";
+import type { CoreConfig, CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import { type AppConversation, toAppConversation } from "../contracts";
 import {
@@ -12,7 +12,7 @@ import { discoverConversation } from "./discover-conversation";
 
 /** The agent server's execution_status of a conversation; null when it is slow or unreachable. */
 async function liveStatus(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "agents"> & { config: Pick<CoreConfig, "statusProbeTimeoutMs"> },
   row: ConversationRow,
   sandbox: SandboxRow | undefined,
 ): Promise<string | null> {
@@ -31,7 +31,10 @@ async function liveStatus(
   }
 }
 
-async function withLiveStatus(deps: CoreDeps, row: ConversationRow): Promise<AppConversation> {
+async function withLiveStatus(
+  deps: Pick<CoreDeps, "agents" | "repos"> & { config: Pick<CoreConfig, "statusProbeTimeoutMs"> },
+  row: ConversationRow,
+): Promise<AppConversation> {
   const sandbox = await deps.repos.sandboxes.get(row.sandboxId);
   return toAppConversation(row, sandbox, await liveStatus(deps, row, sandbox));
 }
@@ -41,7 +44,9 @@ async function withLiveStatus(deps: CoreDeps, row: ConversationRow): Promise<App
  * agent servers (created there directly) and is registered then.
  */
 async function findOrDiscover(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "agents" | "events" | "log" | "now" | "repos" | "transaction"> & {
+    config: Pick<CoreConfig, "statusProbeTimeoutMs">;
+  },
   ownerId: string,
   id: string,
 ): Promise<ConversationRow | undefined> {
@@ -52,7 +57,10 @@ async function findOrDiscover(
 
 /** One conversation with its live execution_status (null, not an error, when it is slow). */
 export async function getConversation(
-  deps: CoreDeps,
+  deps: Pick<
+    CoreDeps,
+    "agents" | "events" | "log" | "now" | "repos" | "sharedStore" | "transaction"
+  > & { config: Pick<CoreConfig, "statusProbeTimeoutMs"> },
   ownerId: string,
   id: string,
 ): Promise<AppConversation> {
@@ -66,7 +74,9 @@ export async function getConversation(
  * read as `getConversation` reads it (live execution_status), all at once.
  */
 export function batchGetConversations(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "agents" | "events" | "log" | "now" | "repos" | "transaction"> & {
+    config: Pick<CoreConfig, "statusProbeTimeoutMs">;
+  },
   ownerId: string,
   ids: string[],
 ): Promise<(AppConversation | null)[]> {
@@ -86,7 +96,7 @@ export interface ConversationSearch extends ConversationFilterFields {
 
 /** A page of the caller's conversations; execution_status is the last one seen (no live calls). */
 export async function searchConversations(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "repos">,
   ownerId: string,
   input: ConversationSearch,
 ): Promise<Page<AppConversation>> {
@@ -108,7 +118,7 @@ export async function searchConversations(
 }
 
 export function countConversations(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "repos">,
   ownerId: string,
   input: ConversationFilterFields,
 ): Promise<number> {

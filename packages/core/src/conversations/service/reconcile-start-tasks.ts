@@ -1,5 +1,5 @@
 import type { ConversationRow, SandboxRow, StartTaskRow } from "@sandbox-server/db";
-import type { CoreDeps } from "../../deps";
+import type { CoreConfig, CoreDeps } from "../../deps";
 import { describeError } from "../../describe-error";
 import { HttpStatus } from "../../errors";
 import { completeClaim, releaseClaim } from "../../idempotency/claim";
@@ -30,7 +30,22 @@ export const INTERRUPTED_DETAIL =
  *   request named) and the key is free for a retry.
  * A task whose replica is alive is left to it.
  */
-export async function reconcileStartTasks(deps: CoreDeps, startedAt: number): Promise<void> {
+export async function reconcileStartTasks(
+  deps: Pick<
+    CoreDeps,
+    | "activity"
+    | "agents"
+    | "events"
+    | "locks"
+    | "log"
+    | "now"
+    | "repos"
+    | "runtime"
+    | "sharedStore"
+    | "transaction"
+  > & { config: Pick<CoreConfig, "statusProbeTimeoutMs"> },
+  startedAt: number,
+): Promise<void> {
   const tasks = await deps.repos.startTasks.listByStatus(UNFINISHED_STATUSES);
   if (tasks.length === 0) return;
   const live = deps.sharedStore
@@ -52,7 +67,13 @@ export async function reconcileStartTasks(deps: CoreDeps, startedAt: number): Pr
   }
 }
 
-async function settleTask(deps: CoreDeps, task: StartTaskRow): Promise<void> {
+async function settleTask(
+  deps: Pick<
+    CoreDeps,
+    "activity" | "agents" | "events" | "locks" | "log" | "now" | "repos" | "runtime" | "transaction"
+  > & { config: Pick<CoreConfig, "statusProbeTimeoutMs"> },
+  task: StartTaskRow,
+): Promise<void> {
   const input = CreateConversationInput.safeParse(task.request);
   const sandbox = task.sandboxId ? await deps.repos.sandboxes.get(task.sandboxId) : undefined;
   const found = input.success && sandbox ? await findConversation(deps, task, sandbox) : undefined;
@@ -65,7 +86,7 @@ async function settleTask(deps: CoreDeps, task: StartTaskRow): Promise<void> {
 
 /** The conversation as registered already, or as its agent server holds it. */
 async function findConversation(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "agents" | "repos"> & { config: Pick<CoreConfig, "statusProbeTimeoutMs"> },
   task: StartTaskRow,
   sandbox: SandboxRow,
 ): Promise<{ row?: ConversationRow; executionStatus: string | null } | undefined> {
@@ -78,7 +99,7 @@ async function findConversation(
 }
 
 async function complete(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "events" | "log" | "now" | "transaction">,
   task: StartTaskRow,
   sandbox: SandboxRow,
   input: CreateConversationInput,
@@ -124,7 +145,10 @@ async function complete(
 }
 
 async function rollBack(
-  deps: CoreDeps,
+  deps: Pick<
+    CoreDeps,
+    "activity" | "agents" | "events" | "locks" | "log" | "now" | "repos" | "runtime" | "transaction"
+  >,
   task: StartTaskRow,
   started: SandboxRow | undefined,
 ): Promise<void> {

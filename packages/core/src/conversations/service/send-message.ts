@@ -27,7 +27,7 @@ const NOT_SENT = new Set(["ECONNREFUSED", "UND_ERR_CONNECT_TIMEOUT", "ENOTFOUND"
  * never repeated.
  */
 export async function sendMessage(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "activity" | "agents" | "forwards" | "metrics" | "now" | "sendTargets">,
   ownerId: string,
   conversationId: string,
   body: string | Buffer,
@@ -50,7 +50,7 @@ class DecidedFromMemory extends Error {
 }
 
 async function sendOnce(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "activity" | "agents" | "forwards" | "now">,
   targets: SendMessageTargets,
   fromMemory: boolean,
   ownerId: string,
@@ -158,7 +158,12 @@ function notDelivered(error: unknown): boolean {
  * refused; unknown when the agent server took the request and never answered (it records a message
  * and answers in one step, so that means it is stuck — never paused, pause waits for this forward).
  */
-async function forward(deps: CoreDeps, sandbox: SandboxRow, path: string, body: string | Buffer) {
+async function forward(
+  deps: Pick<CoreDeps, "agents">,
+  sandbox: SandboxRow,
+  path: string,
+  body: string | Buffer,
+) {
   try {
     return await deps.agents.request(sandbox.agentServerUrl ?? "", sandbox.sessionApiKey, {
       method: "POST",

@@ -1,5 +1,5 @@
 import type { SandboxRow } from "@sandbox-server/db";
-import type { CoreDeps } from "../../deps";
+import type { CoreConfig, CoreDeps } from "../../deps";
 import { timestampMicros } from "../../events/timestamps";
 
 interface NewestEvent {
@@ -15,7 +15,7 @@ interface NewestEvent {
  * wait past what the status alone would.
  */
 export async function storeCaughtUp(
-  deps: Pick<CoreDeps, "agents" | "repos" | "config">,
+  deps: Pick<CoreDeps, "agents" | "repos"> & { config: Pick<CoreConfig, "statusProbeTimeoutMs"> },
   sandbox: Pick<SandboxRow, "agentServerUrl" | "sessionApiKey">,
   conversationId: string,
 ): Promise<boolean> {

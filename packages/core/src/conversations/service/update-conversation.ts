@@ -1,5 +1,5 @@
 import type { ConversationPatch } from "@sandbox-server/db";
-import type { CoreDeps } from "../../deps";
+import type { CoreConfig, CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import type { AppConversation } from "../contracts";
 import type { UpdateConversationInput } from "../update-contracts";
@@ -19,7 +19,10 @@ function patchOf(input: UpdateConversationInput): ConversationPatch {
 
 /** Renames a conversation or changes its OpenHands fields; answers it as read afterwards. */
 export async function updateConversation(
-  deps: CoreDeps,
+  deps: Pick<
+    CoreDeps,
+    "agents" | "events" | "log" | "now" | "repos" | "sharedStore" | "transaction"
+  > & { config: Pick<CoreConfig, "statusProbeTimeoutMs"> },
   ownerId: string,
   input: UpdateConversationInput,
 ): Promise<AppConversation> {

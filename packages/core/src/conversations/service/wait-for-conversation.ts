@@ -1,4 +1,5 @@
-import type { CoreDeps, SandboxStatusChange } from "../../deps";
+import type { SandboxStatusChange } from "../../core-events";
+import type { CoreConfig, CoreDeps } from "../../deps";
 import { sharedStorePollMs, waitUntil } from "../../shared/wait-until";
 import type { AppConversation } from "../contracts";
 import { getConversation } from "./read-conversations";
@@ -28,7 +29,10 @@ function reached(conversation: AppConversation, waitFor: string): boolean {
  * status from its agent server).
  */
 export function waitForConversation(
-  deps: CoreDeps,
+  deps: Pick<
+    CoreDeps,
+    "agents" | "events" | "log" | "now" | "repos" | "sharedStore" | "transaction"
+  > & { config: Pick<CoreConfig, "statusProbeTimeoutMs"> },
   ownerId: string,
   id: string,
   waitFor: string,

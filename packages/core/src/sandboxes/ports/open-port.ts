@@ -1,5 +1,5 @@
 import type { Socket } from "node:net";
-import type { CoreDeps } from "../../deps";
+import type { CoreConfig, CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import { resumeSandbox } from "../service/resume-sandbox";
 import { parsePortHost, tokenMatches } from "./port-urls";
@@ -21,7 +21,20 @@ export interface OpenedPort {
  * PAUSED one with `auto_resume` is resumed first); nothing listening 502.
  */
 export async function openPortForHost(
-  deps: CoreDeps,
+  deps: Pick<
+    CoreDeps,
+    | "activity"
+    | "agents"
+    | "events"
+    | "locks"
+    | "log"
+    | "now"
+    | "portUrls"
+    | "repos"
+    | "runtime"
+    | "transaction"
+    | "warmPool"
+  > & { config: Pick<CoreConfig, "maxRunningSandboxes" | "warmPoolSize"> },
   host: string | undefined,
 ): Promise<OpenedPort | null> {
   const target = parsePortHost(deps.portUrls, host);

@@ -1,6 +1,6 @@
 import type { SandboxRow } from "@sandbox-server/db";
 import { errorMessage } from "@sandbox-server/runtime/error-message";
-import type { CoreDeps } from "../../deps";
+import type { CoreConfig, CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import { drainTimeoutMs } from "./pause-sandbox";
 import { findOwnedSandbox, illegalMove, updateSandbox } from "./status";
@@ -8,7 +8,23 @@ import { findOwnedSandbox, illegalMove, updateSandbox } from "./status";
 const DELETABLE = new Set(["RUNNING", "PAUSED", "ERROR"]);
 
 /** RUNNING, PAUSED or ERROR → STOPPING → gone; its conversations become archived. */
-export async function deleteSandbox(deps: CoreDeps, ownerId: string, id: string): Promise<void> {
+export async function deleteSandbox(
+  deps: Pick<
+    CoreDeps,
+    | "activity"
+    | "agents"
+    | "events"
+    | "forwards"
+    | "locks"
+    | "log"
+    | "now"
+    | "repos"
+    | "runtime"
+    | "transaction"
+  > & { config: Pick<CoreConfig, "agentRequestTimeoutMs"> },
+  ownerId: string,
+  id: string,
+): Promise<void> {
   await findOwnedSandbox(deps, ownerId, id);
   return deps.locks.run(id, async () => {
     const row = await findOwnedSandbox(deps, ownerId, id);
@@ -21,7 +37,10 @@ export async function deleteSandbox(deps: CoreDeps, ownerId: string, id: string)
  * STOPPING (with `statusDetail` saying why, if given) → gone. Call it under the sandbox's lock.
  */
 export function stopAndRemove(
-  deps: CoreDeps,
+  deps: Pick<
+    CoreDeps,
+    "activity" | "agents" | "events" | "forwards" | "log" | "now" | "runtime" | "transaction"
+  > & { config: Pick<CoreConfig, "agentRequestTimeoutMs"> },
   row: SandboxRow,
   statusDetail: string | null,
 ): Promise<void> {
@@ -34,7 +53,13 @@ export function stopAndRemove(
 }
 
 /** Removes the runtime side, archives conversations and drops the record. Also used on recovery. */
-export async function removeSandbox(deps: CoreDeps, row: SandboxRow): Promise<void> {
+export async function removeSandbox(
+  deps: Pick<
+    CoreDeps,
+    "activity" | "agents" | "events" | "log" | "now" | "runtime" | "transaction"
+  >,
+  row: SandboxRow,
+): Promise<void> {
   try {
     await deps.runtime.delete(row.id);
   } catch (error) {

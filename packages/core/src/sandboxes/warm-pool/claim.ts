@@ -1,7 +1,7 @@
 import type { SandboxPortAccess, SandboxRow, SandboxSpecRow } from "@sandbox-server/db";
 import type { SandboxEgressPolicy } from "@sandbox-server/egress";
 import { errorMessage } from "@sandbox-server/runtime/error-message";
-import type { CoreDeps } from "../../deps";
+import type { CoreConfig, CoreDeps } from "../../deps";
 import type { StartSandboxInput } from "../contracts";
 import { lifetimeDueAt as dueAt, initialLifetime, type LifetimePolicy } from "../lifetime/policy";
 import { portAccessOf } from "../ports/contracts";
@@ -22,7 +22,10 @@ const MAX_MEMBERS_READ = 200;
  * environment; or another egress policy than the pool's, and the runtime cannot change one live).
  */
 export async function claimWarmSandbox(
-  deps: CoreDeps,
+  deps: Pick<
+    CoreDeps,
+    "agents" | "events" | "locks" | "log" | "now" | "repos" | "runtime" | "transaction" | "warmPool"
+  > & { config: Pick<CoreConfig, "warmPoolSize"> },
   ownerId: string,
   spec: SandboxSpecRow,
   input: Omit<StartSandboxInput, "network"> & { network: SandboxEgressPolicy },
@@ -78,7 +81,10 @@ export async function claimWarmSandbox(
  * the next claim finds out and retires.
  */
 async function handOver(
-  deps: CoreDeps,
+  deps: Pick<
+    CoreDeps,
+    "agents" | "events" | "locks" | "log" | "now" | "repos" | "runtime" | "transaction"
+  >,
   id: string,
   ownerId: string,
   { labels, portAccess }: { labels: Record<string, string>; portAccess: SandboxPortAccess },

@@ -1,6 +1,6 @@
 import type { SandboxRow } from "@sandbox-server/db";
 import { errorMessage } from "@sandbox-server/runtime/error-message";
-import type { CoreDeps } from "../../deps";
+import type { CoreConfig, CoreDeps } from "../../deps";
 import { removeSandbox } from "../service/delete-sandbox";
 import { updateSandbox } from "../service/status";
 import { isPoolMember, POOL_OWNER_ID } from "./pool-state";
@@ -12,7 +12,21 @@ const ACTIVE = ["STARTING", "RUNNING"];
  * have its slot: pool members count against `MAX_RUNNING_SANDBOXES`, but never at a user's
  * expense. Does nothing below the limit or without pool members.
  */
-export async function evictWarmSandboxAtLimit(deps: CoreDeps): Promise<void> {
+export async function evictWarmSandboxAtLimit(
+  deps: Pick<
+    CoreDeps,
+    | "activity"
+    | "agents"
+    | "events"
+    | "locks"
+    | "log"
+    | "now"
+    | "repos"
+    | "runtime"
+    | "transaction"
+    | "warmPool"
+  > & { config: Pick<CoreConfig, "maxRunningSandboxes" | "warmPoolSize"> },
+): Promise<void> {
   // Without a pool there is nothing to evict (members of an earlier run go at start).
   if (deps.config.warmPoolSize <= 0) return;
   const active = await deps.repos.sandboxes.countByStatus(ACTIVE);
@@ -34,7 +48,19 @@ export async function evictWarmSandboxAtLimit(deps: CoreDeps): Promise<void> {
  * no longer a pool sandbox to remove (claimed meanwhile, already going).
  */
 export async function retireWarmSandbox(
-  deps: CoreDeps,
+  deps: Pick<
+    CoreDeps,
+    | "activity"
+    | "agents"
+    | "events"
+    | "locks"
+    | "log"
+    | "now"
+    | "repos"
+    | "runtime"
+    | "transaction"
+    | "warmPool"
+  >,
   member: SandboxRow,
   reason: string,
 ): Promise<boolean> {

@@ -1,6 +1,6 @@
 import type { SandboxRow } from "@sandbox-server/db";
 import { errorMessage } from "@sandbox-server/runtime/error-message";
-import type { CoreDeps } from "../../deps";
+import type { CoreConfig, CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import { resolveSpec } from "../../sandbox-specs/resolve-spec";
 import { specEgressPolicy } from "../service/egress-policy";
@@ -17,7 +17,26 @@ const LIVE = new Set(["STARTING", "RUNNING"]);
  * running slot, so a user's create always finds one or a pool member to claim or evict. One
  * refill at a time; called by the supervisor on every pass and after each claim.
  */
-export function refillWarmPool(deps: CoreDeps): Promise<void> {
+export function refillWarmPool(
+  deps: Pick<
+    CoreDeps,
+    | "activity"
+    | "agents"
+    | "events"
+    | "locks"
+    | "log"
+    | "now"
+    | "repos"
+    | "runtime"
+    | "transaction"
+    | "warmPool"
+  > & {
+    config: Pick<
+      CoreConfig,
+      "defaultSpecId" | "maxRunningSandboxes" | "sandboxStartTimeoutMs" | "warmPoolSize"
+    >;
+  },
+): Promise<void> {
   const state = deps.warmPool;
   state.refilling ??= refill(deps).finally(() => {
     state.refilling = null;
@@ -25,7 +44,26 @@ export function refillWarmPool(deps: CoreDeps): Promise<void> {
   return state.refilling;
 }
 
-async function refill(deps: CoreDeps): Promise<void> {
+async function refill(
+  deps: Pick<
+    CoreDeps,
+    | "activity"
+    | "agents"
+    | "events"
+    | "locks"
+    | "log"
+    | "now"
+    | "repos"
+    | "runtime"
+    | "transaction"
+    | "warmPool"
+  > & {
+    config: Pick<
+      CoreConfig,
+      "defaultSpecId" | "maxRunningSandboxes" | "sandboxStartTimeoutMs" | "warmPoolSize"
+    >;
+  },
+): Promise<void> {
   const state = deps.warmPool;
   const { taken } = state;
   const size = deps.config.warmPoolSize;
@@ -79,7 +117,10 @@ async function refill(deps: CoreDeps): Promise<void> {
  */
 const KEEP_CONNECTED_MS = 2_000;
 
-function keepConnected(deps: CoreDeps, live: readonly SandboxRow[]): void {
+function keepConnected(
+  deps: Pick<CoreDeps, "agents" | "warmPool">,
+  live: readonly SandboxRow[],
+): void {
   const { probed } = deps.warmPool;
   const now = performance.now();
   const running = new Set<string>();

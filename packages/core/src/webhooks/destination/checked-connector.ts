@@ -1,5 +1,5 @@
 import { buildConnector } from "undici";
-import type { CoreDeps } from "../../deps";
+import type { CoreConfig, CoreDeps } from "../../deps";
 import { type Refusal, vetDestination } from "./destination-policy";
 
 /** A connection was not opened because the destination is not allowed (see destination-policy). */
@@ -15,7 +15,18 @@ export class DestinationRefused extends Error {
  * address, and connects to a checked address (trying the next one when a connection fails). TLS
  * still verifies the certificate against the URL's host name, which undici passes as servername.
  */
-export function checkedConnector(deps: CoreDeps, timeoutMs: number): buildConnector.connector {
+export function checkedConnector(
+  deps: Pick<CoreDeps, "repos"> & {
+    config: Pick<
+      CoreConfig,
+      | "webhookAllowPrivateNetworks"
+      | "webhookDeniedTargets"
+      | "webhookResolveHost"
+      | "webhookTimeoutMs"
+    >;
+  },
+  timeoutMs: number,
+): buildConnector.connector {
   const connect = buildConnector({ timeout: timeoutMs });
   return (options, callback) => {
     const port = options.port ? Number(options.port) : options.protocol === "https:" ? 443 : 80;

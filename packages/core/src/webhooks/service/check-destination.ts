@@ -1,4 +1,4 @@
-import type { CoreDeps } from "../../deps";
+import type { CoreConfig, CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import {
   DnsFailure,
@@ -29,7 +29,18 @@ const REASONS: Record<Refusal, string> = {
  * A name that does not resolve now is accepted: DNS may not know it yet, and every connection is
  * checked again anyway (see `checked-connector.ts`).
  */
-export async function assertAllowedDestination(deps: CoreDeps, url: string): Promise<void> {
+export async function assertAllowedDestination(
+  deps: Pick<CoreDeps, "repos"> & {
+    config: Pick<
+      CoreConfig,
+      | "webhookAllowPrivateNetworks"
+      | "webhookDeniedTargets"
+      | "webhookResolveHost"
+      | "webhookTimeoutMs"
+    >;
+  },
+  url: string,
+): Promise<void> {
   let verdict: Awaited<ReturnType<typeof vetDestination>>;
   try {
     verdict = await vetDestination(deps, targetOf(url));
