@@ -5,6 +5,7 @@ import type { Store } from "@sandbox-server/db";
 import type { SandboxRuntime } from "@sandbox-server/runtime";
 import { AgentServerClient } from "./agent-client";
 import { SendMessageTargets } from "./conversations/send-message-targets";
+import { reconcileStartTasks } from "./conversations/service/reconcile-start-tasks";
 import { createEvents } from "./core-events";
 import type { CoreConfig, CoreDeps } from "./deps";
 import { EventFollower } from "./events/event-follower";
@@ -159,7 +160,9 @@ export function createCore(options: CreateCoreOptions): Core {
   };
   // One object: the targets read `now` and `sharedStore` from it as they are when asked.
   const deps: CoreDeps = Object.assign(base, { sendTargets: new SendMessageTargets(base) });
-  const supervisor = new SandboxSupervisor(deps);
+  const supervisor = new SandboxSupervisor(deps, (startedAt) =>
+    reconcileStartTasks(deps, startedAt),
+  );
   const lifetime = new LifetimeSweeper(deps);
   const { eventWorker } = options;
   const follower = new EventFollower(

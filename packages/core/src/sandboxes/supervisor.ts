@@ -1,13 +1,12 @@
 import type { SandboxRow } from "@sandbox-server/db";
 import type { RuntimeSandbox } from "@sandbox-server/runtime";
 import { errorMessage } from "@sandbox-server/runtime/error-message";
-import { reconcileStartTasks } from "../conversations/service/reconcile-start-tasks";
 import type { CoreConfig, CoreDeps } from "../deps";
 import { removeSandbox } from "./service/delete-sandbox";
 import { relaunchSandbox } from "./service/relaunch-sandbox";
 import { markRunning } from "./service/start-sandbox";
 import { updateSandbox } from "./service/status";
-import { refillWarmPool } from "./warm-pool/refill";
+import { type RefillDeps, refillWarmPool } from "./warm-pool/refill";
 
 /**
  * Over a shared store, a STARTING or STOPPING row that has not moved for this long while nobody
@@ -15,6 +14,12 @@ import { refillWarmPool } from "./warm-pool/refill";
  */
 const IN_FLIGHT_GRACE_MS = 10_000;
 const IN_FLIGHT = new Set(["STARTING", "STOPPING"]);
+
+/** What the supervisor uses: the records, the runtime, the warm pool, and its timings. */
+export type SupervisorDeps = RefillDeps &
+  Pick<CoreDeps, "sharedStore"> & {
+    config: Pick<CoreConfig, "healthGraceMs" | "supervisorIntervalMs" | "supervisorSweepMs">;
+  };
 
 /**
  * Keeps records true to the runtime: reconciles at start (adopt, mark vanished, remove orphans,
@@ -37,32 +42,12 @@ export class SandboxSupervisor {
   private sweptAt: number | null = null;
 
   constructor(
-    private readonly deps: Pick<
-      CoreDeps,
-      | "activity"
-      | "agents"
-      | "events"
-      | "locks"
-      | "log"
-      | "now"
-      | "repos"
-      | "runtime"
-      | "sharedStore"
-      | "transaction"
-      | "warmPool"
-    > & {
-      config: Pick<
-        CoreConfig,
-        | "defaultSpecId"
-        | "healthGraceMs"
-        | "maxRunningSandboxes"
-        | "sandboxStartTimeoutMs"
-        | "statusProbeTimeoutMs"
-        | "supervisorIntervalMs"
-        | "supervisorSweepMs"
-        | "warmPoolSize"
-      >;
-    },
+    private readonly deps: SupervisorDeps,
+    /**
+     * Settles conversation creates that were cut short (`reconcileStartTasks`, handed in by the
+     * core): the conversations' part of an interrupted start.
+     */
+    private readonly settleStartTasks: (startedAt: number) => Promise<void>,
   ) {}
 
   async start(): Promise<void> {
@@ -173,7 +158,7 @@ export class SandboxSupervisor {
    * replica can die at any time.
    */
   private settleInterruptedCreates(startedAt: number): Promise<void> {
-    this.settling ??= reconcileStartTasks(this.deps, startedAt)
+    this.settling ??= this.settleStartTasks(startedAt)
       .catch((error: unknown) => {
         this.deps.log.error({ reason: errorMessage(error) }, "start task reconcile failed");
       })

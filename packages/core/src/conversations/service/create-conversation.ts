@@ -6,8 +6,10 @@ import type { CoreConfig, CoreDeps } from "../../deps";
 import { AppError, HttpStatus } from "../../errors";
 import { completeClaim } from "../../idempotency/claim";
 import type { LifetimeConfig } from "../../sandboxes/lifetime/policy";
+import type { RemoveLockedSandboxDeps } from "../../sandboxes/service/delete-sandbox";
 import { removeSandbox } from "../../sandboxes/service/delete-sandbox";
 import { type SandboxLink, startSandbox } from "../../sandboxes/service/start-sandbox";
+import type { SandboxMoveDeps } from "../../sandboxes/service/status";
 import { findOwnedSandbox, waitWhileStarting } from "../../sandboxes/service/status";
 import { toAppConversation } from "../contracts";
 import {
@@ -210,7 +212,7 @@ async function startConversation(
  * reconcile took it for abandoned): the create does not count.
  */
 export async function recordConversation(
-  deps: Pick<CoreDeps, "events" | "log" | "now" | "transaction">,
+  deps: SandboxMoveDeps,
   created: {
     id: string;
     ownerId: string;
@@ -321,13 +323,7 @@ async function createOnAgentServer(
 }
 
 /** Removes a sandbox a failed create started (under its lock; a failure is logged). */
-export async function discardSandbox(
-  deps: Pick<
-    CoreDeps,
-    "activity" | "agents" | "events" | "locks" | "log" | "now" | "repos" | "runtime" | "transaction"
-  >,
-  id: string,
-): Promise<void> {
+export async function discardSandbox(deps: RemoveLockedSandboxDeps, id: string): Promise<void> {
   await deps.locks.run(id, async () => {
     const row = await deps.repos.sandboxes.get(id);
     if (!row) return;

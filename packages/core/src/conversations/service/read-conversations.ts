@@ -8,6 +8,11 @@ import {
   conversationFilter,
   conversationOrder,
 } from "../search-contracts";
+import type {
+  AgentProbeDeps,
+  ConversationReadDeps,
+  ConversationWaitDeps,
+} from "./discover-conversation";
 import { discoverConversation } from "./discover-conversation";
 
 /** The agent server's execution_status of a conversation; null when it is slow or unreachable. */
@@ -32,7 +37,7 @@ async function liveStatus(
 }
 
 async function withLiveStatus(
-  deps: Pick<CoreDeps, "agents" | "repos"> & { config: Pick<CoreConfig, "statusProbeTimeoutMs"> },
+  deps: AgentProbeDeps,
   row: ConversationRow,
 ): Promise<AppConversation> {
   const sandbox = await deps.repos.sandboxes.get(row.sandboxId);
@@ -44,9 +49,7 @@ async function withLiveStatus(
  * agent servers (created there directly) and is registered then.
  */
 async function findOrDiscover(
-  deps: Pick<CoreDeps, "agents" | "events" | "log" | "now" | "repos" | "transaction"> & {
-    config: Pick<CoreConfig, "statusProbeTimeoutMs">;
-  },
+  deps: ConversationReadDeps,
   ownerId: string,
   id: string,
 ): Promise<ConversationRow | undefined> {
@@ -57,10 +60,7 @@ async function findOrDiscover(
 
 /** One conversation with its live execution_status (null, not an error, when it is slow). */
 export async function getConversation(
-  deps: Pick<
-    CoreDeps,
-    "agents" | "events" | "log" | "now" | "repos" | "sharedStore" | "transaction"
-  > & { config: Pick<CoreConfig, "statusProbeTimeoutMs"> },
+  deps: ConversationWaitDeps,
   ownerId: string,
   id: string,
 ): Promise<AppConversation> {
@@ -74,9 +74,7 @@ export async function getConversation(
  * read as `getConversation` reads it (live execution_status), all at once.
  */
 export function batchGetConversations(
-  deps: Pick<CoreDeps, "agents" | "events" | "log" | "now" | "repos" | "transaction"> & {
-    config: Pick<CoreConfig, "statusProbeTimeoutMs">;
-  },
+  deps: ConversationReadDeps,
   ownerId: string,
   ids: string[],
 ): Promise<(AppConversation | null)[]> {

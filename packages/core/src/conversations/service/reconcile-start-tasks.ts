@@ -4,8 +4,11 @@ import { describeError } from "../../describe-error";
 import { HttpStatus } from "../../errors";
 import { completeClaim, releaseClaim } from "../../idempotency/claim";
 import { REPLICA_LEASE_PREFIX } from "../../replicas/duty-lease";
+import type { RemoveLockedSandboxDeps } from "../../sandboxes/service/delete-sandbox";
+import type { SandboxMoveDeps } from "../../sandboxes/service/status";
 import { CreateConversationInput } from "../start-contracts";
 import { discardSandbox, recordConversation, startedConversation } from "./create-conversation";
+import type { AgentProbeDeps } from "./discover-conversation";
 import { askAgentServer } from "./discover-conversation";
 import { isUnfinished, UNFINISHED_STATUSES } from "./start-tasks";
 
@@ -86,7 +89,7 @@ async function settleTask(
 
 /** The conversation as registered already, or as its agent server holds it. */
 async function findConversation(
-  deps: Pick<CoreDeps, "agents" | "repos"> & { config: Pick<CoreConfig, "statusProbeTimeoutMs"> },
+  deps: AgentProbeDeps,
   task: StartTaskRow,
   sandbox: SandboxRow,
 ): Promise<{ row?: ConversationRow; executionStatus: string | null } | undefined> {
@@ -99,7 +102,7 @@ async function findConversation(
 }
 
 async function complete(
-  deps: Pick<CoreDeps, "events" | "log" | "now" | "transaction">,
+  deps: SandboxMoveDeps,
   task: StartTaskRow,
   sandbox: SandboxRow,
   input: CreateConversationInput,
@@ -145,10 +148,7 @@ async function complete(
 }
 
 async function rollBack(
-  deps: Pick<
-    CoreDeps,
-    "activity" | "agents" | "events" | "locks" | "log" | "now" | "repos" | "runtime" | "transaction"
-  >,
+  deps: RemoveLockedSandboxDeps,
   task: StartTaskRow,
   started: SandboxRow | undefined,
 ): Promise<void> {

@@ -1,6 +1,7 @@
 import type { SandboxRow } from "@sandbox-server/db";
 import type { CoreConfig, CoreDeps } from "../../deps";
 import { timestampMicros } from "../../events/timestamps";
+import type { AgentProbeDeps } from "./discover-conversation";
 
 interface NewestEvent {
   id: string;
@@ -15,7 +16,7 @@ interface NewestEvent {
  * wait past what the status alone would.
  */
 export async function storeCaughtUp(
-  deps: Pick<CoreDeps, "agents" | "repos"> & { config: Pick<CoreConfig, "statusProbeTimeoutMs"> },
+  deps: AgentProbeDeps,
   sandbox: Pick<SandboxRow, "agentServerUrl" | "sessionApiKey">,
   conversationId: string,
 ): Promise<boolean> {

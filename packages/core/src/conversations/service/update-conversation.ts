@@ -3,6 +3,7 @@ import type { CoreConfig, CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import type { AppConversation } from "../contracts";
 import type { UpdateConversationInput } from "../update-contracts";
+import type { ConversationWaitDeps } from "./discover-conversation";
 import { findOwnedConversation } from "./find-conversation";
 import { getConversation } from "./read-conversations";
 
@@ -19,10 +20,7 @@ function patchOf(input: UpdateConversationInput): ConversationPatch {
 
 /** Renames a conversation or changes its OpenHands fields; answers it as read afterwards. */
 export async function updateConversation(
-  deps: Pick<
-    CoreDeps,
-    "agents" | "events" | "log" | "now" | "repos" | "sharedStore" | "transaction"
-  > & { config: Pick<CoreConfig, "statusProbeTimeoutMs"> },
+  deps: ConversationWaitDeps,
   ownerId: string,
   input: UpdateConversationInput,
 ): Promise<AppConversation> {

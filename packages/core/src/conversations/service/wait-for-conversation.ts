@@ -2,6 +2,7 @@ import type { SandboxStatusChange } from "../../core-events";
 import type { CoreConfig, CoreDeps } from "../../deps";
 import { sharedStorePollMs, waitUntil } from "../../shared/wait-until";
 import type { AppConversation } from "../contracts";
+import type { ConversationWaitDeps } from "./discover-conversation";
 import { getConversation } from "./read-conversations";
 import { storeCaughtUp } from "./store-caught-up";
 
@@ -29,10 +30,7 @@ function reached(conversation: AppConversation, waitFor: string): boolean {
  * status from its agent server).
  */
 export function waitForConversation(
-  deps: Pick<
-    CoreDeps,
-    "agents" | "events" | "log" | "now" | "repos" | "sharedStore" | "transaction"
-  > & { config: Pick<CoreConfig, "statusProbeTimeoutMs"> },
+  deps: ConversationWaitDeps,
   ownerId: string,
   id: string,
   waitFor: string,

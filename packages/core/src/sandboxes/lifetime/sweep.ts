@@ -1,7 +1,7 @@
 import type { SandboxRow } from "@sandbox-server/db";
 import { errorMessage } from "@sandbox-server/runtime/error-message";
 import type { CoreConfig, CoreDeps } from "../../deps";
-import { stopAndRemove } from "../service/delete-sandbox";
+import { type StopSandboxDeps, stopAndRemove } from "../service/delete-sandbox";
 import { pauseRunning } from "../service/pause-sandbox";
 import { type LifetimeStep, lifetimeStep } from "./rules";
 
@@ -29,19 +29,10 @@ export class LifetimeSweeper {
   private sweeping: Promise<number> | null = null;
 
   constructor(
-    private readonly deps: Pick<
-      CoreDeps,
-      | "activity"
-      | "agents"
-      | "events"
-      | "forwards"
-      | "locks"
-      | "log"
-      | "now"
-      | "repos"
-      | "runtime"
-      | "transaction"
-    > & { config: Pick<CoreConfig, "agentRequestTimeoutMs" | "lifetimeSweepIntervalMs"> },
+    private readonly deps: StopSandboxDeps &
+      Pick<CoreDeps, "locks" | "repos"> & {
+        config: Pick<CoreConfig, "lifetimeSweepIntervalMs">;
+      },
   ) {}
 
   start(): void {

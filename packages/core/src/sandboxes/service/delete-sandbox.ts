@@ -3,7 +3,17 @@ import { errorMessage } from "@sandbox-server/runtime/error-message";
 import type { CoreConfig, CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import { drainTimeoutMs } from "./pause-sandbox";
-import { findOwnedSandbox, illegalMove, updateSandbox } from "./status";
+import { findOwnedSandbox, illegalMove, type SandboxMoveDeps, updateSandbox } from "./status";
+
+/** What removing a sandbox from the runtime and the records uses. */
+export type RemoveSandboxDeps = SandboxMoveDeps & Pick<CoreDeps, "activity" | "agents" | "runtime">;
+
+/** Removing one under its lock, reading its row first. */
+export type RemoveLockedSandboxDeps = RemoveSandboxDeps & Pick<CoreDeps, "locks" | "repos">;
+
+/** Stopping one: messages in flight to it drain first (the forward gate). */
+export type StopSandboxDeps = RemoveSandboxDeps &
+  Pick<CoreDeps, "forwards"> & { config: Pick<CoreConfig, "agentRequestTimeoutMs"> };
 
 const DELETABLE = new Set(["RUNNING", "PAUSED", "ERROR"]);
 
@@ -37,10 +47,7 @@ export async function deleteSandbox(
  * STOPPING (with `statusDetail` saying why, if given) → gone. Call it under the sandbox's lock.
  */
 export function stopAndRemove(
-  deps: Pick<
-    CoreDeps,
-    "activity" | "agents" | "events" | "forwards" | "log" | "now" | "runtime" | "transaction"
-  > & { config: Pick<CoreConfig, "agentRequestTimeoutMs"> },
+  deps: StopSandboxDeps,
   row: SandboxRow,
   statusDetail: string | null,
 ): Promise<void> {
@@ -53,13 +60,7 @@ export function stopAndRemove(
 }
 
 /** Removes the runtime side, archives conversations and drops the record. Also used on recovery. */
-export async function removeSandbox(
-  deps: Pick<
-    CoreDeps,
-    "activity" | "agents" | "events" | "log" | "now" | "runtime" | "transaction"
-  >,
-  row: SandboxRow,
-): Promise<void> {
+export async function removeSandbox(deps: RemoveSandboxDeps, row: SandboxRow): Promise<void> {
   try {
     await deps.runtime.delete(row.id);
   } catch (error) {

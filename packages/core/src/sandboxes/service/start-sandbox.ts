@@ -19,6 +19,7 @@ import { claimWarmSandbox } from "../warm-pool/claim";
 import { evictWarmSandboxAtLimit } from "../warm-pool/evict";
 import { egressPolicyOf, specEgressPolicy } from "./egress-policy";
 import type { SandboxLink } from "./sandbox-link";
+import type { SandboxMoveDeps } from "./status";
 import { updateSandbox } from "./status";
 
 export type { SandboxLink } from "./sandbox-link";
@@ -233,7 +234,7 @@ async function launchSandbox(
 
 /** STARTING (or anything but STOPPING) → RUNNING; `statusDetail` says how it got there, if unusual. */
 export function markRunning(
-  deps: Pick<CoreDeps, "events" | "log" | "now" | "transaction">,
+  deps: SandboxMoveDeps,
   id: string,
   agentServerUrl: string | null,
   statusDetail: string | null = null,

@@ -4,6 +4,9 @@ import { AppError } from "../../errors";
 import type { SandboxStatus } from "../contracts";
 import { lifetimeOnMove } from "../lifetime/policy";
 
+/** What recording a sandbox's move uses: the store, the core's events, its log and clock. */
+export type SandboxMoveDeps = Pick<CoreDeps, "events" | "log" | "now" | "transaction">;
+
 type SandboxMove = SandboxPatch & { status?: SandboxStatus };
 
 /**
@@ -14,7 +17,7 @@ type SandboxMove = SandboxPatch & { status?: SandboxStatus };
  * null to leave the sandbox as it is.
  */
 export async function updateSandbox(
-  deps: Pick<CoreDeps, "events" | "log" | "now" | "transaction">,
+  deps: SandboxMoveDeps,
   id: string,
   move: SandboxMove | ((before: SandboxRow, tx: Repositories) => Promise<SandboxMove | null>),
 ): Promise<SandboxRow | undefined> {

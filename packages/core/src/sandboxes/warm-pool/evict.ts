@@ -1,9 +1,15 @@
 import type { SandboxRow } from "@sandbox-server/db";
 import { errorMessage } from "@sandbox-server/runtime/error-message";
 import type { CoreConfig, CoreDeps } from "../../deps";
-import { removeSandbox } from "../service/delete-sandbox";
+import { type RemoveLockedSandboxDeps, removeSandbox } from "../service/delete-sandbox";
 import { updateSandbox } from "../service/status";
 import { isPoolMember, POOL_OWNER_ID } from "./pool-state";
+
+/** What the warm pool's claims, evictions and refills use. */
+export type WarmPoolDeps = RemoveLockedSandboxDeps &
+  Pick<CoreDeps, "warmPool"> & {
+    config: Pick<CoreConfig, "maxRunningSandboxes" | "warmPoolSize">;
+  };
 
 const ACTIVE = ["STARTING", "RUNNING"];
 
@@ -12,21 +18,7 @@ const ACTIVE = ["STARTING", "RUNNING"];
  * have its slot: pool members count against `MAX_RUNNING_SANDBOXES`, but never at a user's
  * expense. Does nothing below the limit or without pool members.
  */
-export async function evictWarmSandboxAtLimit(
-  deps: Pick<
-    CoreDeps,
-    | "activity"
-    | "agents"
-    | "events"
-    | "locks"
-    | "log"
-    | "now"
-    | "repos"
-    | "runtime"
-    | "transaction"
-    | "warmPool"
-  > & { config: Pick<CoreConfig, "maxRunningSandboxes" | "warmPoolSize"> },
-): Promise<void> {
+export async function evictWarmSandboxAtLimit(deps: WarmPoolDeps): Promise<void> {
   // Without a pool there is nothing to evict (members of an earlier run go at start).
   if (deps.config.warmPoolSize <= 0) return;
   const active = await deps.repos.sandboxes.countByStatus(ACTIVE);
@@ -48,19 +40,7 @@ export async function evictWarmSandboxAtLimit(
  * no longer a pool sandbox to remove (claimed meanwhile, already going).
  */
 export async function retireWarmSandbox(
-  deps: Pick<
-    CoreDeps,
-    | "activity"
-    | "agents"
-    | "events"
-    | "locks"
-    | "log"
-    | "now"
-    | "repos"
-    | "runtime"
-    | "transaction"
-    | "warmPool"
-  >,
+  deps: WarmPoolDeps,
   member: SandboxRow,
   reason: string,
 ): Promise<boolean> {

@@ -5,9 +5,14 @@ import { AppError } from "../../errors";
 import { resolveSpec } from "../../sandbox-specs/resolve-spec";
 import { specEgressPolicy } from "../service/egress-policy";
 import { createSandbox } from "../service/start-sandbox";
-import { retireWarmSandbox } from "./evict";
+import { retireWarmSandbox, type WarmPoolDeps } from "./evict";
 import { isPoolMember, POOL_OWNER_ID } from "./pool-state";
 import { warmUp } from "./warm-up";
+
+/** The pool's own, and what starting a member reads. */
+export type RefillDeps = WarmPoolDeps & {
+  config: Pick<CoreConfig, "defaultSpecId" | "sandboxStartTimeoutMs">;
+};
 
 const LIVE = new Set(["STARTING", "RUNNING"]);
 
@@ -17,26 +22,7 @@ const LIVE = new Set(["STARTING", "RUNNING"]);
  * running slot, so a user's create always finds one or a pool member to claim or evict. One
  * refill at a time; called by the supervisor on every pass and after each claim.
  */
-export function refillWarmPool(
-  deps: Pick<
-    CoreDeps,
-    | "activity"
-    | "agents"
-    | "events"
-    | "locks"
-    | "log"
-    | "now"
-    | "repos"
-    | "runtime"
-    | "transaction"
-    | "warmPool"
-  > & {
-    config: Pick<
-      CoreConfig,
-      "defaultSpecId" | "maxRunningSandboxes" | "sandboxStartTimeoutMs" | "warmPoolSize"
-    >;
-  },
-): Promise<void> {
+export function refillWarmPool(deps: RefillDeps): Promise<void> {
   const state = deps.warmPool;
   state.refilling ??= refill(deps).finally(() => {
     state.refilling = null;
@@ -44,26 +30,7 @@ export function refillWarmPool(
   return state.refilling;
 }
 
-async function refill(
-  deps: Pick<
-    CoreDeps,
-    | "activity"
-    | "agents"
-    | "events"
-    | "locks"
-    | "log"
-    | "now"
-    | "repos"
-    | "runtime"
-    | "transaction"
-    | "warmPool"
-  > & {
-    config: Pick<
-      CoreConfig,
-      "defaultSpecId" | "maxRunningSandboxes" | "sandboxStartTimeoutMs" | "warmPoolSize"
-    >;
-  },
-): Promise<void> {
+async function refill(deps: RefillDeps): Promise<void> {
   const state = deps.warmPool;
   const { taken } = state;
   const size = deps.config.warmPoolSize;

@@ -1,5 +1,6 @@
 import { buildConnector } from "undici";
 import type { CoreConfig, CoreDeps } from "../../deps";
+import type { DestinationDeps } from "./destination-policy";
 import { type Refusal, vetDestination } from "./destination-policy";
 
 /** A connection was not opened because the destination is not allowed (see destination-policy). */
@@ -16,15 +17,7 @@ export class DestinationRefused extends Error {
  * still verifies the certificate against the URL's host name, which undici passes as servername.
  */
 export function checkedConnector(
-  deps: Pick<CoreDeps, "repos"> & {
-    config: Pick<
-      CoreConfig,
-      | "webhookAllowPrivateNetworks"
-      | "webhookDeniedTargets"
-      | "webhookResolveHost"
-      | "webhookTimeoutMs"
-    >;
-  },
+  deps: DestinationDeps,
   timeoutMs: number,
 ): buildConnector.connector {
   const connect = buildConnector({ timeout: timeoutMs });

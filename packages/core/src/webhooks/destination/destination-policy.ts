@@ -9,6 +9,17 @@ import {
 } from "@sandbox-server/egress";
 import type { CoreConfig, CoreDeps, WebhookTarget } from "../../deps";
 
+/** What vetting a webhook destination uses. */
+export type DestinationDeps = Pick<CoreDeps, "repos"> & {
+  config: Pick<
+    CoreConfig,
+    | "webhookAllowPrivateNetworks"
+    | "webhookDeniedTargets"
+    | "webhookResolveHost"
+    | "webhookTimeoutMs"
+  >;
+};
+
 /** Why a destination is refused: the class of an address it resolves to, or what it is. */
 export type Refusal = Exclude<AddressClass, "public"> | "control-plane" | "agent-server";
 
@@ -39,15 +50,7 @@ export function targetOf(url: string | URL): WebhookTarget {
  * Throws `DnsFailure` when the name does not resolve.
  */
 export async function vetDestination(
-  deps: Pick<CoreDeps, "repos"> & {
-    config: Pick<
-      CoreConfig,
-      | "webhookAllowPrivateNetworks"
-      | "webhookDeniedTargets"
-      | "webhookResolveHost"
-      | "webhookTimeoutMs"
-    >;
-  },
+  deps: DestinationDeps,
   target: WebhookTarget,
 ): Promise<Verdict> {
   const byName = isIpLiteral(target.host) ? null : classifyName(target.host);
