@@ -3,7 +3,7 @@ import type { Repositories, StoreNotices, User } from "@sandbox-server/db";
 import type { OperatorEgressPolicy } from "@sandbox-server/egress";
 import type { SandboxRuntime } from "@sandbox-server/runtime";
 import type { AgentServerClient } from "./agent-client";
-import type { SendMessageTargets } from "./conversations/send-message-targets";
+import type { SendMessageTargets } from "./conversations/service/send-message-targets";
 import type { CoreEventMap } from "./core-events";
 import type { InFlightCreates } from "./idempotency/in-flight";
 import type { Logger } from "./logger";

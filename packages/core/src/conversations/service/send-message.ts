@@ -3,7 +3,7 @@ import { agentErrorDetail } from "../../agent-client";
 import type { CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import type { AppSendMessageResponse } from "../contracts";
-import type { SendMessageTargets } from "../send-message-targets";
+import type { SendMessageTargets } from "./send-message-targets";
 
 const NOT_RUNNING = new Set(["PAUSED", "STARTING", "STOPPING"]);
 

@@ -1,6 +1,5 @@
 import type { SandboxRow } from "@sandbox-server/db";
-import type { CoreConfig, CoreDeps } from "../../deps";
-import { timestampMicros } from "../../events/timestamps";
+import { timestampMicros } from "../../shared/timestamps";
 import type { AgentProbeDeps } from "./discover-conversation";
 
 interface NewestEvent {

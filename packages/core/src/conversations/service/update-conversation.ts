@@ -1,5 +1,4 @@
 import type { ConversationPatch } from "@sandbox-server/db";
-import type { CoreConfig, CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import type { AppConversation } from "../contracts";
 import type { UpdateConversationInput } from "../update-contracts";

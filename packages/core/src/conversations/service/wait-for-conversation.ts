@@ -1,5 +1,4 @@
 import type { SandboxStatusChange } from "../../core-events";
-import type { CoreConfig, CoreDeps } from "../../deps";
 import { sharedStorePollMs, waitUntil } from "../../shared/wait-until";
 import type { AppConversation } from "../contracts";
 import type { ConversationWaitDeps } from "./discover-conversation";

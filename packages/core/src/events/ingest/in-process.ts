@@ -1,6 +1,6 @@
-import { ConversationFollower } from "../conversation-follower";
-import { EventRecorder } from "../event-recorder";
-import type { IngestDeps } from "../ingest-deps";
+import { ConversationFollower } from "./conversation-follower";
+import { EventRecorder } from "./event-recorder";
+import type { IngestDeps } from "./ingest-deps";
 
 /** One followed conversation, wherever it is followed. */
 export interface FollowHandle {

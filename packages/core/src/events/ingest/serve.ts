@@ -3,8 +3,8 @@ import type { Store } from "@sandbox-server/db";
 import { errorMessage } from "@sandbox-server/runtime/error-message";
 import { createEvents } from "../../core-events";
 import type { Logger } from "../../logger";
-import type { IngestConfig, IngestDeps } from "../ingest-deps";
 import { type FollowHandle, InProcessFollowers } from "./in-process";
+import type { IngestConfig, IngestDeps } from "./ingest-deps";
 import type { FromWorker, LogLevel, StoredNotice, ToWorker } from "./protocol";
 
 /**

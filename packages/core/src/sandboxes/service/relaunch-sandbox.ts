@@ -1,7 +1,7 @@
 import type { SandboxRow } from "@sandbox-server/db";
 import { errorMessage } from "@sandbox-server/runtime/error-message";
 import type { CoreConfig, CoreDeps } from "../../deps";
-import { resolveSpec } from "../../sandbox-specs/resolve-spec";
+import { resolveSpec } from "./resolve-spec";
 import { launchOptions, markRunning } from "./start-sandbox";
 import { updateSandbox } from "./status";
 

@@ -1,6 +1,5 @@
 import type { SandboxRow } from "@sandbox-server/db";
 import { errorMessage } from "@sandbox-server/runtime/error-message";
-import type { CoreConfig, CoreDeps } from "../../deps";
 import type { WarmPoolDeps } from "../warm-pool/evict";
 import { evictWarmSandboxAtLimit } from "../warm-pool/evict";
 import { assertCapacity, markRunning } from "./start-sandbox";

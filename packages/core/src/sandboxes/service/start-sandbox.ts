@@ -5,7 +5,6 @@ import type { StartSandboxOptions } from "@sandbox-server/runtime";
 import { errorMessage } from "@sandbox-server/runtime/error-message";
 import type { CoreConfig, CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
-import { resolveSpec } from "../../sandbox-specs/resolve-spec";
 import { newId } from "../../shared/ids";
 import type { StartSandboxInput } from "../contracts";
 import {
@@ -18,6 +17,7 @@ import { portAccessOf } from "../ports/contracts";
 import { claimWarmSandbox } from "../warm-pool/claim";
 import { evictWarmSandboxAtLimit } from "../warm-pool/evict";
 import { egressPolicyOf, specEgressPolicy } from "./egress-policy";
+import { resolveSpec } from "./resolve-spec";
 import type { SandboxLink } from "./sandbox-link";
 import type { SandboxMoveDeps } from "./status";
 import { updateSandbox } from "./status";

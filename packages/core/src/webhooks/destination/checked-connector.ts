@@ -1,5 +1,4 @@
 import { buildConnector } from "undici";
-import type { CoreConfig, CoreDeps } from "../../deps";
 import type { DestinationDeps } from "./destination-policy";
 import { type Refusal, vetDestination } from "./destination-policy";
 

@@ -1,4 +1,3 @@
-import type { CoreConfig, CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import type { DestinationDeps } from "../destination/destination-policy";
 import {
