@@ -15,6 +15,8 @@ export interface CoreEventMap {
   "conversation.activity": [string];
   /** A conversation's record is gone (DELETE): stop following it. */
   "conversation.deleted": [ConversationRow];
+  /** The runtime refused a sandbox's connection (throttled): its owner's webhooks hear of it. */
+  "sandbox.egress_denied": [Pick<SandboxRow, "id" | "ownerId">, Record<string, unknown>];
   /** Outbox rows were committed: the delivery worker should look for work. */
   "webhooks.queued": [];
 }

@@ -40,14 +40,17 @@ export async function queueSandboxEvent(
 }
 
 /**
- * Queues sandbox lifecycle events (`sandbox.status_changed`, `sandbox.deleted`) for the owner's
- * webhooks as they happen. Returns the function that stops watching.
+ * Queues sandbox lifecycle events (`sandbox.status_changed`, `sandbox.deleted`, and the throttled
+ * `sandbox.egress_denied`) for the owner's webhooks as they happen. Returns the function that stops watching.
  */
 export function watchSandboxLifecycle(
   deps: Pick<CoreDeps, "events" | "log" | "now" | "repos" | "transaction">,
 ): () => void {
-  const queue = (sandbox: SandboxRow, kind: string, data: Record<string, unknown>) =>
-    queueSandboxEvent(deps, sandbox, kind, data);
+  const queue = (
+    sandbox: Pick<SandboxRow, "id" | "ownerId">,
+    kind: string,
+    data: Record<string, unknown>,
+  ) => queueSandboxEvent(deps, sandbox, kind, data);
   const onStatus = ({ sandbox, previousStatus }: SandboxStatusChange) =>
     void queue(sandbox, "sandbox.status_changed", {
       sandbox_id: sandbox.id,
@@ -57,10 +60,14 @@ export function watchSandboxLifecycle(
     });
   const onDeleted = (sandbox: SandboxRow) =>
     void queue(sandbox, "sandbox.deleted", { sandbox_id: sandbox.id });
+  const onDenied = (sandbox: Pick<SandboxRow, "id" | "ownerId">, data: Record<string, unknown>) =>
+    void queue(sandbox, "sandbox.egress_denied", data);
   deps.events.on("sandbox.status_changed", onStatus);
+  deps.events.on("sandbox.egress_denied", onDenied);
   deps.events.on("sandbox.deleted", onDeleted);
   return () => {
     deps.events.off("sandbox.status_changed", onStatus);
+    deps.events.off("sandbox.egress_denied", onDenied);
     deps.events.off("sandbox.deleted", onDeleted);
   };
 }

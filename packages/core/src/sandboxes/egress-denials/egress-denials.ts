@@ -2,7 +2,6 @@ import type { SandboxRow } from "@sandbox-server/db";
 import type { EgressDenial } from "@sandbox-server/egress";
 import type { CoreDeps } from "../../deps";
 import { iso } from "../../shared/time";
-import { queueSandboxEvent } from "../../webhooks/lifecycle";
 import { EGRESS_PULL_INTERVAL_MS, EgressDenialPuller } from "./egress-denial-pull";
 
 /** At most one `sandbox.egress_denied` per sandbox and destination in this window. */
@@ -119,7 +118,7 @@ export function watchEgressDenials(
 }
 
 async function reportDenial(
-  deps: Pick<CoreDeps, "events" | "log" | "now" | "repos" | "transaction">,
+  deps: Pick<CoreDeps, "events" | "log" | "repos">,
   data: EgressDeniedData,
 ): Promise<void> {
   const sandbox = await deps.repos.sandboxes.get(data.sandbox_id).catch(() => undefined);
@@ -133,5 +132,5 @@ async function reportDenial(
     },
     "sandbox egress denied",
   );
-  await queueSandboxEvent(deps, sandbox, "sandbox.egress_denied", { ...data });
+  deps.events.emit("sandbox.egress_denied", sandbox, { ...data });
 }
