@@ -4,12 +4,15 @@ import type { Worker } from "node:worker_threads";
 import type { Store } from "@sandbox-server/db";
 import type { SandboxRuntime } from "@sandbox-server/runtime";
 import { AgentServerClient } from "./agent-client";
-import { type CoreConfig, type CoreDeps, createEvents } from "./deps";
-import { EventFollower } from "./events/event-follower";
-import { announceFollowChanges } from "./events/follow-notices";
+import { reconcileStartTasks } from "./conversations/service/reconcile-start-tasks";
+import { SendMessageTargets } from "./conversations/service/send-message-targets";
+import { createEvents } from "./core-events";
+import type { CoreConfig, CoreDeps } from "./deps";
+import { EventFollower } from "./events/ingest/event-follower";
+import { announceFollowChanges } from "./events/ingest/follow-notices";
+import { ingestConfigOf } from "./events/ingest/ingest-deps";
 import type { IngestWorkerData } from "./events/ingest/protocol";
 import { WorkerFollowers } from "./events/ingest/worker-followers";
-import { ingestConfigOf } from "./events/ingest-deps";
 import type { Logger } from "./logger";
 import type { CoreMetrics } from "./metrics";
 import { DutyLease } from "./replicas/duty-lease";
@@ -18,15 +21,16 @@ import { SandboxLocks } from "./replicas/sandbox-locks";
 import { builtinSpecs } from "./sandbox-specs/builtin";
 import { SandboxActivity } from "./sandboxes/activity";
 import { defaultMaxRunningSandboxes } from "./sandboxes/default-limit";
-import { watchEgressDenials } from "./sandboxes/egress-denials";
+import { watchEgressDenials } from "./sandboxes/egress-denials/egress-denials";
 import { ForwardGate } from "./sandboxes/forward-gate";
 import { LifetimeSweeper } from "./sandboxes/lifetime/sweep";
 import type { PortUrlSigner } from "./sandboxes/ports/port-urls";
-import { SandboxSupervisor } from "./sandboxes/supervisor";
+import { SandboxSupervisor } from "./sandboxes/supervisor/supervisor";
 import { ensurePoolOwner } from "./sandboxes/warm-pool/pool-state";
+import { WarmPoolState } from "./sandboxes/warm-pool/warm-pool-state";
 import { createApiKeyCache } from "./users/api-keys";
 import { listenForForgottenKeys } from "./users/key-notices";
-import { DeliveryWorker } from "./webhooks/delivery-worker";
+import { DeliveryWorker } from "./webhooks/delivery/delivery-worker";
 import { watchSandboxLifecycle } from "./webhooks/lifecycle";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -123,7 +127,7 @@ export function createCore(options: CreateCoreOptions): Core {
   const replicaId = options.replicaId ?? newReplicaId();
   const now = options.now ?? Date.now;
   const shared = store.shared;
-  const deps: CoreDeps = {
+  const base: Omit<CoreDeps, "sendTargets"> = {
     repos: options.store,
     runtime: options.runtime,
     agents: new AgentServerClient({ requestTimeoutMs: config.agentRequestTimeoutMs }),
@@ -149,11 +153,17 @@ export function createCore(options: CreateCoreOptions): Core {
     forwards: new ForwardGate(),
     activity: new SandboxActivity(),
     portUrls: options.portUrls ?? { key: randomBytes(32), baseDomain: null, localPort: 0 },
+    warmPool: new WarmPoolState(),
+    creates: new Map(),
     apiKeyCache: createApiKeyCache(now),
     transaction: (work) => options.store.transaction(work),
     ...(options.metrics ? { metrics: options.metrics } : {}),
   };
-  const supervisor = new SandboxSupervisor(deps);
+  // One object: the targets read `now` and `sharedStore` from it as they are when asked.
+  const deps: CoreDeps = Object.assign(base, { sendTargets: new SendMessageTargets(base) });
+  const supervisor = new SandboxSupervisor(deps, (startedAt) =>
+    reconcileStartTasks(deps, startedAt),
+  );
   const lifetime = new LifetimeSweeper(deps);
   const { eventWorker } = options;
   const follower = new EventFollower(

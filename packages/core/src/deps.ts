@@ -1,20 +1,18 @@
-import { EventEmitter } from "node:events";
-import type {
-  ConversationRow,
-  Repositories,
-  SandboxRow,
-  StoreNotices,
-  User,
-} from "@sandbox-server/db";
+import type { EventEmitter } from "node:events";
+import type { Repositories, StoreNotices, User } from "@sandbox-server/db";
 import type { OperatorEgressPolicy } from "@sandbox-server/egress";
 import type { SandboxRuntime } from "@sandbox-server/runtime";
 import type { AgentServerClient } from "./agent-client";
+import type { SendMessageTargets } from "./conversations/service/send-message-targets";
+import type { CoreEventMap } from "./core-events";
+import type { InFlightCreates } from "./idempotency/in-flight";
 import type { Logger } from "./logger";
 import type { CoreMetrics } from "./metrics";
 import type { SandboxLocks } from "./replicas/sandbox-locks";
 import type { SandboxActivity } from "./sandboxes/activity";
 import type { ForwardGate } from "./sandboxes/forward-gate";
 import type { PortUrlSigner } from "./sandboxes/ports/port-urls";
+import type { WarmPoolState } from "./sandboxes/warm-pool/warm-pool-state";
 import type { RememberedReads } from "./shared/remembered-reads";
 
 export interface CoreConfig {
@@ -115,24 +113,6 @@ export interface WebhookTarget {
   port: number;
 }
 
-export interface SandboxStatusChange {
-  sandbox: SandboxRow;
-  previousStatus: string | null;
-}
-
-export interface CoreEventMap {
-  "sandbox.status_changed": [SandboxStatusChange];
-  "sandbox.deleted": [SandboxRow];
-  /** A conversation exists on its agent server and in the store: follow its events from now. */
-  "conversation.created": [ConversationRow];
-  /** Events of the conversation (id) were stored: its record (execution_status) may have moved. */
-  "conversation.activity": [string];
-  /** A conversation's record is gone (DELETE): stop following it. */
-  "conversation.deleted": [ConversationRow];
-  /** Outbox rows were committed: the delivery worker should look for work. */
-  "webhooks.queued": [];
-}
-
 export interface CoreDeps {
   /** The records (the store port); each call outside `transaction` stands alone. */
   repos: Repositories;
@@ -162,6 +142,12 @@ export interface CoreDeps {
   activity: SandboxActivity;
   /** Signs port URLs (`GET /sandboxes/{id}/ports/{port}`, `exposed_urls`) and checks their tokens. */
   portUrls: PortUrlSigner;
+  /** The warm pool's memory-only bookkeeping (members taken, the refill under way). */
+  warmPool: WarmPoolState;
+  /** Send-message's remembered conversation and sandbox rows. */
+  sendTargets: SendMessageTargets;
+  /** Idempotent creates running in this process, by record id. */
+  creates: InFlightCreates;
   /** Recently verified API keys (by hash) → their user, so a request costs no key lookup. */
   apiKeyCache: RememberedReads<User>;
   /** Where counters and observations go (the server's Prometheus registry); absent: nowhere. */
@@ -171,10 +157,4 @@ export interface CoreDeps {
    * through `tx`, never `repos`, and nothing slow (no network) is awaited inside.
    */
   transaction: <T>(work: (tx: Repositories) => Promise<T>) => Promise<T>;
-}
-
-export function createEvents(): EventEmitter<CoreEventMap> {
-  const events = new EventEmitter<CoreEventMap>();
-  events.setMaxListeners(0);
-  return events;
 }

@@ -1,21 +1,13 @@
 import { getTRPCErrorFromUnknown, initTRPC, type TRPCError } from "@trpc/server";
 import { TRPC_ERROR_CODES_BY_KEY } from "@trpc/server/rpc";
-import type { OpenApiMeta } from "trpc-to-openapi";
 import type { Context } from "./context";
 import { describeError, toTRPCError } from "./describe-error";
 import { AppError, errorCodes, HttpStatus } from "./errors";
 import { runIdempotent } from "./idempotency/run-idempotent";
 import { MAX_INPUT_DEPTH, nestsDeeperThan } from "./shared/json-depth";
+import type { Meta } from "./shared/rest";
 
-export type Meta = OpenApiMeta<{
-  /** HTTP status of a successful REST call (201 for creates); 200 when absent. */
-  successStatus?: number;
-  /**
-   * Query parameters a body method (POST/PUT/PATCH) also takes, beside its JSON body (OpenHands'
-   * `POST /sandboxes?sandbox_spec_id=`). Other methods take their whole input from the query.
-   */
-  bodyQuery?: string[];
-}>;
+export type { Meta } from "./shared/rest";
 
 const t = initTRPC
   .context<Context>()

@@ -1,7 +1,7 @@
 import { router } from "../trpc";
-import { countEvents } from "./count-events";
-import { searchEvents } from "./search-conversation-events";
-import { searchConversationEvents } from "./search-events";
+import { countEvents } from "./procedures/count-events";
+import { searchEvents } from "./procedures/search-conversation-events";
+import { searchConversationEvents } from "./procedures/search-events";
 
 export const eventsRouter = router({
   search: searchConversationEvents,

@@ -9,7 +9,13 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
  * then for its agent server). A record still in progress after this, run by no request of this
  * process, was abandoned: its process died mid-create.
  */
-export function createBoundMs(config: CoreConfig): number {
+/** The timeouts a create's bound adds up. */
+export type CreateBoundConfig = Pick<
+  CoreConfig,
+  "sandboxStartTimeoutMs" | "conversationStartTimeoutMs" | "agentRequestTimeoutMs"
+>;
+
+export function createBoundMs(config: CreateBoundConfig): number {
   return (
     config.sandboxStartTimeoutMs + config.conversationStartTimeoutMs + config.agentRequestTimeoutMs
   );
@@ -39,7 +45,10 @@ export interface ClaimRequest {
  * Looks the key up and, when it is free, records it `in_progress`, in one transaction (transactions
  * are serialised, so of two identical requests exactly one claims). Expired records go first.
  */
-export function claimKey(deps: CoreDeps, request: ClaimRequest): Promise<Claim> {
+export function claimKey(
+  deps: Pick<CoreDeps, "now" | "transaction"> & { config: CreateBoundConfig },
+  request: ClaimRequest,
+): Promise<Claim> {
   const now = deps.now();
   return deps.transaction(async (tx): Promise<Claim> => {
     await tx.idempotencyKeys.removeCreatedBefore(now - IDEMPOTENCY_TTL_MS);

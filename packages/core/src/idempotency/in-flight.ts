@@ -1,15 +1,16 @@
-import type { CoreDeps } from "../deps";
-import { perCore } from "../shared/per-core";
-
 /**
  * The creates this process is running under a key, by record id: a duplicate waits on the first's
- * promise instead of polling the store. Memory only, per core.
+ * promise instead of polling the store. Memory only, one per core.
  */
-export const inFlight = perCore(() => new Map<string, Promise<void>>());
+export type InFlightCreates = Map<string, Promise<void>>;
 
 /** Resolves true when the record's create has ended, false after `ms` (or when none runs here). */
-export async function waitForCreate(deps: CoreDeps, id: string, ms: number): Promise<boolean> {
-  const running = inFlight(deps).get(id);
+export async function waitForCreate(
+  creates: InFlightCreates,
+  id: string,
+  ms: number,
+): Promise<boolean> {
+  const running = creates.get(id);
   if (!running) return false;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<false>((resolve) => {

@@ -1,15 +1,23 @@
 import type { User } from "@sandbox-server/db";
 import type { CoreDeps } from "../deps";
 import { AppError } from "../errors";
-import { claimKey, completeClaim, createBoundMs, releaseClaim } from "./claim";
-import { inFlight, waitForCreate } from "./in-flight";
+import {
+  type CreateBoundConfig,
+  claimKey,
+  completeClaim,
+  createBoundMs,
+  releaseClaim,
+} from "./claim";
+import { waitForCreate } from "./in-flight";
 import { checkIdempotencyKey, type IdempotencyState } from "./key";
 import { requestHash } from "./request-hash";
 
 type Result = { ok: true; data: unknown } | { ok: false };
 
 export interface IdempotentCall<R extends Result> {
-  deps: CoreDeps;
+  deps: Pick<CoreDeps, "creates" | "log" | "now" | "repos" | "transaction"> & {
+    config: CreateBoundConfig;
+  };
   user: User;
   /** The request's state (shared with the adapters, which read `replayed`). */
   state: IdempotencyState;
@@ -38,7 +46,7 @@ export async function runIdempotent<R extends Result>(call: IdempotentCall<R>): 
   const key = checkIdempotencyKey(call.key);
   const hash = requestHash(call.path, await call.getRawInput());
   const deadline = deps.now() + createBoundMs(deps.config);
-  const running = inFlight(deps);
+  const running = deps.creates;
   // A claim can read the record in progress just before its create here completes it (over
   // PostgreSQL the completion does not wait for the claim's transaction): one more look then.
   let lookedAgain = false;
@@ -77,7 +85,7 @@ export async function runIdempotent<R extends Result>(call: IdempotentCall<R>): 
     const left = deadline - deps.now();
     if (left > 0) {
       if (running.has(claim.id)) {
-        if (await waitForCreate(deps, claim.id, left)) continue;
+        if (await waitForCreate(running, claim.id, left)) continue;
       } else if (!lookedAgain) {
         lookedAgain = true;
         continue;
@@ -104,7 +112,7 @@ async function runClaimed<R extends Result>(
     }
     return result;
   } finally {
-    inFlight(deps).delete(id);
+    deps.creates.delete(id);
     done();
   }
 }

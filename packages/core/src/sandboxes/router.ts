@@ -1,17 +1,17 @@
 import { router } from "../trpc";
-import { batchGetSandboxes } from "./batch-get-sandboxes";
-import { deleteSandbox } from "./delete-sandbox";
-import { deleteSandboxByQuery } from "./delete-sandbox-by-query";
-import { getSandbox } from "./get-sandbox";
-import { getSandboxPort } from "./get-sandbox-port";
-import { getSandboxSecret } from "./get-sandbox-secret";
-import { listSandboxSecrets } from "./list-sandbox-secrets";
-import { pauseSandbox } from "./pause-sandbox";
-import { resumeSandbox } from "./resume-sandbox";
-import { searchSandboxes } from "./search-sandboxes";
-import { setSandboxTimeout } from "./set-sandbox-timeout";
-import { startSandbox } from "./start-sandbox";
-import { updateSandboxNetwork } from "./update-sandbox-network";
+import { batchGetSandboxes } from "./procedures/batch-get-sandboxes";
+import { deleteSandbox } from "./procedures/delete-sandbox";
+import { deleteSandboxByQuery } from "./procedures/delete-sandbox-by-query";
+import { getSandbox } from "./procedures/get-sandbox";
+import { getSandboxPort } from "./procedures/get-sandbox-port";
+import { getSandboxSecret } from "./procedures/get-sandbox-secret";
+import { listSandboxSecrets } from "./procedures/list-sandbox-secrets";
+import { pauseSandbox } from "./procedures/pause-sandbox";
+import { resumeSandbox } from "./procedures/resume-sandbox";
+import { searchSandboxes } from "./procedures/search-sandboxes";
+import { setSandboxTimeout } from "./procedures/set-sandbox-timeout";
+import { startSandbox } from "./procedures/start-sandbox";
+import { updateSandboxNetwork } from "./procedures/update-sandbox-network";
 
 export const sandboxesRouter = router({
   search: searchSandboxes,

@@ -1,7 +1,17 @@
-import type { OpenApiMethod } from "trpc-to-openapi";
+import type { OpenApiMeta, OpenApiMethod } from "trpc-to-openapi";
 import { z } from "zod";
 import { type ErrorCode, errorCodes } from "../errors";
-import type { Meta } from "../trpc";
+
+/** The REST side of a procedure's meta (`meta.openapi` and what the REST adapter reads). */
+export type Meta = OpenApiMeta<{
+  /** HTTP status of a successful REST call (201 for creates); 200 when absent. */
+  successStatus?: number;
+  /**
+   * Query parameters a body method (POST/PUT/PATCH) also takes, beside its JSON body (OpenHands'
+   * `POST /sandboxes?sandbox_spec_id=`). Other methods take their whole input from the query.
+   */
+  bodyQuery?: string[];
+}>;
 
 export const API_PREFIX = "/api/v1";
 

@@ -34,7 +34,10 @@ export function createApiKeyCache(now: () => number): RememberedReads<User> {
   return new RememberedReads<User>({ ttlMs: KEY_CACHE_TTL_MS, now, max: KEY_CACHE_MAX });
 }
 
-export async function findUserByKeyHash(deps: CoreDeps, hash: string): Promise<User | undefined> {
+export async function findUserByKeyHash(
+  deps: Pick<CoreDeps, "apiKeyCache" | "repos">,
+  hash: string,
+): Promise<User | undefined> {
   // Only hits are cached: a wrong key always costs a lookup, so guessing cannot fill the cache.
   // A key revoked while it was being looked up is not cached (the lookup may predate the revoke).
   return (
@@ -49,7 +52,7 @@ export async function findUserByKeyHash(deps: CoreDeps, hash: string): Promise<U
 
 /** Stores the hash of `key` (a new random one unless given) for the user; returns the key. */
 export async function issueApiKey(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "now" | "repos">,
   userId: string,
   name: string,
   key = generateApiKey(),
@@ -63,7 +66,7 @@ export async function issueApiKey(
  * transaction's when the key is part of one.
  */
 export async function issueApiKeyRow(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "now" | "repos">,
   userId: string,
   name: string,
   key = generateApiKey(),
@@ -82,7 +85,10 @@ export async function issueApiKeyRow(
 }
 
 /** Drops every cached key of the user on every replica, effective at once (disable, delete). */
-export function forgetUserKeys(deps: CoreDeps, userId: string): Promise<void> {
+export function forgetUserKeys(
+  deps: Pick<CoreDeps, "apiKeyCache" | "log" | "notices">,
+  userId: string,
+): Promise<void> {
   return forgetKeys(deps, { userId });
 }
 
@@ -91,7 +97,11 @@ export function forgetUserKeys(deps: CoreDeps, userId: string): Promise<void> {
  * in the verified-key cache). The user's last live key cannot be revoked: nobody could sign in
  * as that user again.
  */
-export async function revokeApiKey(deps: CoreDeps, userId: string, keyId: string): Promise<ApiKey> {
+export async function revokeApiKey(
+  deps: Pick<CoreDeps, "apiKeyCache" | "log" | "notices" | "now" | "transaction">,
+  userId: string,
+  keyId: string,
+): Promise<ApiKey> {
   const revoked = await deps.transaction(async (tx) => {
     const live = await tx.users.listLiveKeys(userId);
     const key = live.find((candidate) => candidate.id === keyId);

@@ -10,7 +10,7 @@ const ADMIN_ID = "usr_admin";
  * on an empty database, a new admin key is generated and returned (once) for the caller to store.
  */
 export async function bootstrapAdmin(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "now" | "repos" | "transaction">,
   fixedKey?: string,
 ): Promise<{ generatedKey: string | null }> {
   return deps.transaction(async (tx) => {
@@ -39,7 +39,7 @@ export async function bootstrapAdmin(
   });
 }
 
-async function ensureAdminUser(deps: CoreDeps, tx: Repositories): Promise<string> {
+async function ensureAdminUser(deps: Pick<CoreDeps, "now">, tx: Repositories): Promise<string> {
   const existing = await tx.users.get(ADMIN_ID);
   if (existing) return existing.id;
   await tx.users.insert({ id: ADMIN_ID, name: "admin", isAdmin: true, createdAt: deps.now() });

@@ -16,7 +16,10 @@ function payloadOf(forgotten: ForgottenKeys): string {
  * too (a revoke or a disable is then refused everywhere at once, not after the cache's 30 s). A
  * notice that cannot be sent is logged: the others then drop the key when it expires.
  */
-export async function forgetKeys(deps: CoreDeps, forgotten: ForgottenKeys): Promise<void> {
+export async function forgetKeys(
+  deps: Pick<CoreDeps, "apiKeyCache" | "log" | "notices">,
+  forgotten: ForgottenKeys,
+): Promise<void> {
   forgetHere(deps, forgotten);
   if (!deps.notices) return;
   await deps.notices.publish(KEY_NOTICE_CHANNEL, payloadOf(forgotten)).catch((error: unknown) => {
@@ -27,7 +30,7 @@ export async function forgetKeys(deps: CoreDeps, forgotten: ForgottenKeys): Prom
   });
 }
 
-function forgetHere(deps: CoreDeps, forgotten: ForgottenKeys): void {
+function forgetHere(deps: Pick<CoreDeps, "apiKeyCache">, forgotten: ForgottenKeys): void {
   if ("keyHash" in forgotten) deps.apiKeyCache.forget(forgotten.keyHash);
   else deps.apiKeyCache.forgetWhere((user) => user.id === forgotten.userId);
 }
@@ -38,7 +41,7 @@ function forgetHere(deps: CoreDeps, forgotten: ForgottenKeys): void {
  * notices). A listener that cannot start is logged: the cache's lifetime still bounds staleness.
  */
 export async function listenForForgottenKeys(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "apiKeyCache" | "log" | "notices">,
 ): Promise<(() => Promise<void>) | null> {
   if (!deps.notices) return null;
   const onNotice = (payload: string) => {

@@ -6,7 +6,7 @@ import { ADMIN_KEY, createTestCore, type TestCore, type TestUser } from "../../t
 import { waitForStatus } from "../../test/wait";
 import { hashApiKey } from "./api-keys";
 import { bootstrapAdmin } from "./bootstrap-admin";
-import { MAX_LIVE_KEYS } from "./create-api-key";
+import { MAX_LIVE_KEYS } from "./procedures/create-api-key";
 
 // One real sandbox (alice's): disabling a user pauses it, deleting the user removes it.
 let t: TestCore;

@@ -1,6 +1,7 @@
 import type { SandboxRow } from "@sandbox-server/db";
 import { errorMessage } from "@sandbox-server/runtime/error-message";
-import type { CoreDeps, SandboxStatusChange } from "../deps";
+import type { SandboxStatusChange } from "../core-events";
+import type { CoreDeps } from "../deps";
 import { newId } from "../shared/ids";
 import { iso } from "../shared/time";
 import { queueDeliveries } from "./service/queue-deliveries";
@@ -10,7 +11,7 @@ import { queueDeliveries } from "./service/queue-deliveries";
  * (a lifecycle move, a refused connection): a failure here is logged and never reaches that.
  */
 export async function queueSandboxEvent(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "events" | "log" | "now" | "repos" | "transaction">,
   sandbox: Pick<SandboxRow, "id" | "ownerId">,
   kind: string,
   data: Record<string, unknown>,
@@ -39,12 +40,17 @@ export async function queueSandboxEvent(
 }
 
 /**
- * Queues sandbox lifecycle events (`sandbox.status_changed`, `sandbox.deleted`) for the owner's
- * webhooks as they happen. Returns the function that stops watching.
+ * Queues sandbox lifecycle events (`sandbox.status_changed`, `sandbox.deleted`, and the throttled
+ * `sandbox.egress_denied`) for the owner's webhooks as they happen. Returns the function that stops watching.
  */
-export function watchSandboxLifecycle(deps: CoreDeps): () => void {
-  const queue = (sandbox: SandboxRow, kind: string, data: Record<string, unknown>) =>
-    queueSandboxEvent(deps, sandbox, kind, data);
+export function watchSandboxLifecycle(
+  deps: Pick<CoreDeps, "events" | "log" | "now" | "repos" | "transaction">,
+): () => void {
+  const queue = (
+    sandbox: Pick<SandboxRow, "id" | "ownerId">,
+    kind: string,
+    data: Record<string, unknown>,
+  ) => queueSandboxEvent(deps, sandbox, kind, data);
   const onStatus = ({ sandbox, previousStatus }: SandboxStatusChange) =>
     void queue(sandbox, "sandbox.status_changed", {
       sandbox_id: sandbox.id,
@@ -54,10 +60,14 @@ export function watchSandboxLifecycle(deps: CoreDeps): () => void {
     });
   const onDeleted = (sandbox: SandboxRow) =>
     void queue(sandbox, "sandbox.deleted", { sandbox_id: sandbox.id });
+  const onDenied = (sandbox: Pick<SandboxRow, "id" | "ownerId">, data: Record<string, unknown>) =>
+    void queue(sandbox, "sandbox.egress_denied", data);
   deps.events.on("sandbox.status_changed", onStatus);
+  deps.events.on("sandbox.egress_denied", onDenied);
   deps.events.on("sandbox.deleted", onDeleted);
   return () => {
     deps.events.off("sandbox.status_changed", onStatus);
+    deps.events.off("sandbox.egress_denied", onDenied);
     deps.events.off("sandbox.deleted", onDeleted);
   };
 }

@@ -1,9 +1,9 @@
 import { router } from "../trpc";
-import { createWebhook } from "./create-webhook";
-import { deleteWebhook } from "./delete-webhook";
-import { getWebhook } from "./get-webhook";
-import { listDeliveries } from "./list-deliveries";
-import { listWebhooks } from "./list-webhooks";
+import { createWebhook } from "./procedures/create-webhook";
+import { deleteWebhook } from "./procedures/delete-webhook";
+import { getWebhook } from "./procedures/get-webhook";
+import { listDeliveries } from "./procedures/list-deliveries";
+import { listWebhooks } from "./procedures/list-webhooks";
 
 export const webhooksRouter = router({
   create: createWebhook,

@@ -2,11 +2,14 @@ import { randomUUID } from "node:crypto";
 import type { ConversationRow, SandboxRow, StartTaskRow } from "@sandbox-server/db";
 import { errorMessage } from "@sandbox-server/runtime/error-message";
 import { agentErrorDetail } from "../../agent-client";
-import type { CoreDeps } from "../../deps";
+import type { CoreConfig, CoreDeps } from "../../deps";
 import { AppError, HttpStatus } from "../../errors";
 import { completeClaim } from "../../idempotency/claim";
+import type { LifetimeConfig } from "../../sandboxes/lifetime/policy";
+import type { RemoveLockedSandboxDeps } from "../../sandboxes/service/delete-sandbox";
 import { removeSandbox } from "../../sandboxes/service/delete-sandbox";
 import { type SandboxLink, startSandbox } from "../../sandboxes/service/start-sandbox";
+import type { SandboxMoveDeps } from "../../sandboxes/service/status";
 import { findOwnedSandbox, waitWhileStarting } from "../../sandboxes/service/status";
 import { toAppConversation } from "../contracts";
 import {
@@ -63,7 +66,32 @@ function acceptedRequest(id: string, input: CreateConversationInput): Record<str
  * conversation is removed again.
  */
 export async function createConversation(
-  deps: CoreDeps,
+  deps: Pick<
+    CoreDeps,
+    | "activity"
+    | "agents"
+    | "events"
+    | "locks"
+    | "log"
+    | "now"
+    | "portUrls"
+    | "replicaId"
+    | "repos"
+    | "runtime"
+    | "transaction"
+    | "warmPool"
+  > & {
+    config: Pick<
+      CoreConfig,
+      | "conversationStartTimeoutMs"
+      | "defaultSpecId"
+      | "maxRunningSandboxes"
+      | "operatorEgress"
+      | "sandboxStartTimeoutMs"
+      | "warmPoolSize"
+    > &
+      LifetimeConfig;
+  },
   ownerId: string,
   input: CreateConversationInput,
   onTask: StartTaskListener = () => undefined,
@@ -85,7 +113,31 @@ export async function createConversation(
 }
 
 async function startConversation(
-  deps: CoreDeps,
+  deps: Pick<
+    CoreDeps,
+    | "activity"
+    | "agents"
+    | "events"
+    | "locks"
+    | "log"
+    | "now"
+    | "portUrls"
+    | "repos"
+    | "runtime"
+    | "transaction"
+    | "warmPool"
+  > & {
+    config: Pick<
+      CoreConfig,
+      | "conversationStartTimeoutMs"
+      | "defaultSpecId"
+      | "maxRunningSandboxes"
+      | "operatorEgress"
+      | "sandboxStartTimeoutMs"
+      | "warmPoolSize"
+    > &
+      LifetimeConfig;
+  },
   ownerId: string,
   id: string,
   input: CreateConversationInput,
@@ -160,7 +212,7 @@ async function startConversation(
  * reconcile took it for abandoned): the create does not count.
  */
 export async function recordConversation(
-  deps: CoreDeps,
+  deps: SandboxMoveDeps,
   created: {
     id: string;
     ownerId: string;
@@ -215,7 +267,13 @@ export async function recordConversation(
   return recorded;
 }
 
-async function waitUntilRunning(deps: CoreDeps, id: string, deadline: number): Promise<SandboxRow> {
+async function waitUntilRunning(
+  deps: Pick<CoreDeps, "events" | "now" | "repos"> & {
+    config: Pick<CoreConfig, "conversationStartTimeoutMs">;
+  },
+  id: string,
+  deadline: number,
+): Promise<SandboxRow> {
   const row = await waitWhileStarting(deps, id, Math.max(0, deadline - deps.now()));
   if (!row) throw new AppError("SANDBOX_START_FAILED", `Sandbox ${id} no longer exists`);
   if (row.status === "RUNNING" && row.agentServerUrl) return row;
@@ -236,7 +294,7 @@ async function waitUntilRunning(deps: CoreDeps, id: string, deadline: number): P
 }
 
 async function createOnAgentServer(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "agents" | "now">,
   sandbox: SandboxRow,
   conversationId: string,
   agent: object,
@@ -265,7 +323,7 @@ async function createOnAgentServer(
 }
 
 /** Removes a sandbox a failed create started (under its lock; a failure is logged). */
-export async function discardSandbox(deps: CoreDeps, id: string): Promise<void> {
+export async function discardSandbox(deps: RemoveLockedSandboxDeps, id: string): Promise<void> {
   await deps.locks.run(id, async () => {
     const row = await deps.repos.sandboxes.get(id);
     if (!row) return;

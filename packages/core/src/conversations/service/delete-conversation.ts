@@ -1,6 +1,6 @@
 import type { ConversationRow, SandboxRow } from "@sandbox-server/db";
 import { errorMessage } from "@sandbox-server/runtime/error-message";
-import type { CoreDeps } from "../../deps";
+import type { CoreConfig, CoreDeps } from "../../deps";
 import { deleteSandbox } from "../../sandboxes/service/delete-sandbox";
 import { findOwnedConversation } from "./find-conversation";
 
@@ -8,18 +8,28 @@ import { findOwnedConversation } from "./find-conversation";
  * Whether the conversation's create started its sandbox (it named no `sandbox_id`). Sandboxes a
  * user started on their own, or conversations from before start tasks, never count as its.
  */
-async function startedItsSandbox(deps: CoreDeps, row: ConversationRow): Promise<boolean> {
+async function startedItsSandbox(
+  deps: Pick<CoreDeps, "repos">,
+  row: ConversationRow,
+): Promise<boolean> {
   const task = await deps.repos.startTasks.get(row.id);
   return task !== undefined && !task.request.sandbox_id;
 }
 
-async function otherConversations(deps: CoreDeps, row: ConversationRow): Promise<number> {
+async function otherConversations(
+  deps: Pick<CoreDeps, "repos">,
+  row: ConversationRow,
+): Promise<number> {
   const all = await deps.repos.conversations.listBySandbox(row.sandboxId);
   return all.filter((other) => other.id !== row.id && !other.archived).length;
 }
 
 /** Best effort: the agent server forgets the conversation (its sandbox stays for the others). */
-async function deleteOnAgentServer(deps: CoreDeps, sandbox: SandboxRow, id: string) {
+async function deleteOnAgentServer(
+  deps: Pick<CoreDeps, "agents" | "log"> & { config: Pick<CoreConfig, "statusProbeTimeoutMs"> },
+  sandbox: SandboxRow,
+  id: string,
+) {
   if (sandbox.status !== "RUNNING" || !sandbox.agentServerUrl) return;
   try {
     await deps.agents.request(sandbox.agentServerUrl, sandbox.sessionApiKey, {
@@ -39,7 +49,19 @@ async function deleteOnAgentServer(deps: CoreDeps, sandbox: SandboxRow, id: stri
  * the creates.
  */
 export async function deleteConversation(
-  deps: CoreDeps,
+  deps: Pick<
+    CoreDeps,
+    | "activity"
+    | "agents"
+    | "events"
+    | "forwards"
+    | "locks"
+    | "log"
+    | "now"
+    | "repos"
+    | "runtime"
+    | "transaction"
+  > & { config: Pick<CoreConfig, "agentRequestTimeoutMs" | "statusProbeTimeoutMs"> },
   ownerId: string,
   id: string,
 ): Promise<void> {

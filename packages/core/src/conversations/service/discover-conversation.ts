@@ -1,13 +1,25 @@
 import { ConversationInfo } from "@sandbox-server/agent-contracts";
 import type { ConversationRow, SandboxRow } from "@sandbox-server/db";
-import type { CoreDeps } from "../../deps";
+import type { CoreConfig, CoreDeps } from "../../deps";
+
+/** What asking a conversation's agent server uses. */
+export type AgentProbeDeps = Pick<CoreDeps, "agents" | "repos"> & {
+  config: Pick<CoreConfig, "statusProbeTimeoutMs">;
+};
+
+/** What reading conversations uses (one the store does not know yet is discovered and stored). */
+export type ConversationReadDeps = AgentProbeDeps &
+  Pick<CoreDeps, "events" | "log" | "now" | "transaction">;
+
+/** Reading and waiting for a conversation's state (over a shared store by polling). */
+export type ConversationWaitDeps = ConversationReadDeps & Pick<CoreDeps, "sharedStore">;
 
 /** At most this many of the caller's RUNNING sandboxes are asked about one unknown id. */
 const MAX_SANDBOXES_ASKED = 50;
 
 /** The conversation as the sandbox's agent server holds it; null when it does not (or is down). */
 export async function askAgentServer(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "agents"> & { config: Pick<CoreConfig, "statusProbeTimeoutMs"> },
   sandbox: SandboxRow,
   id: string,
 ): Promise<ConversationInfo | null> {
@@ -34,7 +46,7 @@ export async function askAgentServer(
  * is followed like any other, so its events reach the store and webhooks from then on.
  */
 export async function discoverConversation(
-  deps: CoreDeps,
+  deps: ConversationReadDeps,
   ownerId: string,
   id: string,
 ): Promise<ConversationRow | undefined> {

@@ -4,7 +4,7 @@ import { AppError } from "../../errors";
 
 /** The caller's conversation, or 404 (another user's conversation is indistinguishable). */
 export async function findOwnedConversation(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "repos">,
   ownerId: string,
   id: string,
 ): Promise<ConversationRow> {

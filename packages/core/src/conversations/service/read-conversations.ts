@@ -1,5 +1,5 @@
 import type { ConversationRow, Page, SandboxRow } from "@sandbox-server/db";
-import type { CoreDeps } from "../../deps";
+import type { CoreConfig, CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import { type AppConversation, toAppConversation } from "../contracts";
 import {
@@ -8,11 +8,16 @@ import {
   conversationFilter,
   conversationOrder,
 } from "../search-contracts";
+import type {
+  AgentProbeDeps,
+  ConversationReadDeps,
+  ConversationWaitDeps,
+} from "./discover-conversation";
 import { discoverConversation } from "./discover-conversation";
 
 /** The agent server's execution_status of a conversation; null when it is slow or unreachable. */
 async function liveStatus(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "agents"> & { config: Pick<CoreConfig, "statusProbeTimeoutMs"> },
   row: ConversationRow,
   sandbox: SandboxRow | undefined,
 ): Promise<string | null> {
@@ -31,7 +36,10 @@ async function liveStatus(
   }
 }
 
-async function withLiveStatus(deps: CoreDeps, row: ConversationRow): Promise<AppConversation> {
+async function withLiveStatus(
+  deps: AgentProbeDeps,
+  row: ConversationRow,
+): Promise<AppConversation> {
   const sandbox = await deps.repos.sandboxes.get(row.sandboxId);
   return toAppConversation(row, sandbox, await liveStatus(deps, row, sandbox));
 }
@@ -41,7 +49,7 @@ async function withLiveStatus(deps: CoreDeps, row: ConversationRow): Promise<App
  * agent servers (created there directly) and is registered then.
  */
 async function findOrDiscover(
-  deps: CoreDeps,
+  deps: ConversationReadDeps,
   ownerId: string,
   id: string,
 ): Promise<ConversationRow | undefined> {
@@ -52,7 +60,7 @@ async function findOrDiscover(
 
 /** One conversation with its live execution_status (null, not an error, when it is slow). */
 export async function getConversation(
-  deps: CoreDeps,
+  deps: ConversationWaitDeps,
   ownerId: string,
   id: string,
 ): Promise<AppConversation> {
@@ -66,7 +74,7 @@ export async function getConversation(
  * read as `getConversation` reads it (live execution_status), all at once.
  */
 export function batchGetConversations(
-  deps: CoreDeps,
+  deps: ConversationReadDeps,
   ownerId: string,
   ids: string[],
 ): Promise<(AppConversation | null)[]> {
@@ -86,7 +94,7 @@ export interface ConversationSearch extends ConversationFilterFields {
 
 /** A page of the caller's conversations; execution_status is the last one seen (no live calls). */
 export async function searchConversations(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "repos">,
   ownerId: string,
   input: ConversationSearch,
 ): Promise<Page<AppConversation>> {
@@ -108,7 +116,7 @@ export async function searchConversations(
 }
 
 export function countConversations(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "repos">,
   ownerId: string,
   input: ConversationFilterFields,
 ): Promise<number> {

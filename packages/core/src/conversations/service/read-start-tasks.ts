@@ -5,7 +5,7 @@ import { type SearchStartTasksInput, type StartTask, toStartTask } from "../star
 
 /** Start tasks by id, aligned with `ids`: null where one is unknown or another user's. */
 export function batchGetStartTasks(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "repos">,
   ownerId: string,
   ids: string[],
 ): Promise<(StartTask | null)[]> {
@@ -32,7 +32,7 @@ function filterOf(ownerId: string, input: StartTaskFilterInput): StartTaskFilter
 }
 
 export async function searchStartTasks(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "repos">,
   ownerId: string,
   input: SearchStartTasksInput,
 ): Promise<Page<StartTask>> {
@@ -46,7 +46,7 @@ export async function searchStartTasks(
 }
 
 export function countStartTasks(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "repos">,
   ownerId: string,
   input: StartTaskFilterInput,
 ): Promise<number> {

@@ -1,11 +1,14 @@
 import type { ConversationRow, SandboxRow, StartTaskRow } from "@sandbox-server/db";
-import type { CoreDeps } from "../../deps";
+import type { CoreConfig, CoreDeps } from "../../deps";
 import { describeError } from "../../describe-error";
 import { HttpStatus } from "../../errors";
 import { completeClaim, releaseClaim } from "../../idempotency/claim";
 import { REPLICA_LEASE_PREFIX } from "../../replicas/duty-lease";
+import type { RemoveLockedSandboxDeps } from "../../sandboxes/service/delete-sandbox";
+import type { SandboxMoveDeps } from "../../sandboxes/service/status";
 import { CreateConversationInput } from "../start-contracts";
 import { discardSandbox, recordConversation, startedConversation } from "./create-conversation";
+import type { AgentProbeDeps } from "./discover-conversation";
 import { askAgentServer } from "./discover-conversation";
 import { isUnfinished, UNFINISHED_STATUSES } from "./start-tasks";
 
@@ -30,7 +33,22 @@ export const INTERRUPTED_DETAIL =
  *   request named) and the key is free for a retry.
  * A task whose replica is alive is left to it.
  */
-export async function reconcileStartTasks(deps: CoreDeps, startedAt: number): Promise<void> {
+export async function reconcileStartTasks(
+  deps: Pick<
+    CoreDeps,
+    | "activity"
+    | "agents"
+    | "events"
+    | "locks"
+    | "log"
+    | "now"
+    | "repos"
+    | "runtime"
+    | "sharedStore"
+    | "transaction"
+  > & { config: Pick<CoreConfig, "statusProbeTimeoutMs"> },
+  startedAt: number,
+): Promise<void> {
   const tasks = await deps.repos.startTasks.listByStatus(UNFINISHED_STATUSES);
   if (tasks.length === 0) return;
   const live = deps.sharedStore
@@ -52,7 +70,13 @@ export async function reconcileStartTasks(deps: CoreDeps, startedAt: number): Pr
   }
 }
 
-async function settleTask(deps: CoreDeps, task: StartTaskRow): Promise<void> {
+async function settleTask(
+  deps: Pick<
+    CoreDeps,
+    "activity" | "agents" | "events" | "locks" | "log" | "now" | "repos" | "runtime" | "transaction"
+  > & { config: Pick<CoreConfig, "statusProbeTimeoutMs"> },
+  task: StartTaskRow,
+): Promise<void> {
   const input = CreateConversationInput.safeParse(task.request);
   const sandbox = task.sandboxId ? await deps.repos.sandboxes.get(task.sandboxId) : undefined;
   const found = input.success && sandbox ? await findConversation(deps, task, sandbox) : undefined;
@@ -65,7 +89,7 @@ async function settleTask(deps: CoreDeps, task: StartTaskRow): Promise<void> {
 
 /** The conversation as registered already, or as its agent server holds it. */
 async function findConversation(
-  deps: CoreDeps,
+  deps: AgentProbeDeps,
   task: StartTaskRow,
   sandbox: SandboxRow,
 ): Promise<{ row?: ConversationRow; executionStatus: string | null } | undefined> {
@@ -78,7 +102,7 @@ async function findConversation(
 }
 
 async function complete(
-  deps: CoreDeps,
+  deps: SandboxMoveDeps,
   task: StartTaskRow,
   sandbox: SandboxRow,
   input: CreateConversationInput,
@@ -124,7 +148,7 @@ async function complete(
 }
 
 async function rollBack(
-  deps: CoreDeps,
+  deps: RemoveLockedSandboxDeps,
   task: StartTaskRow,
   started: SandboxRow | undefined,
 ): Promise<void> {

@@ -3,7 +3,7 @@ import { agentErrorDetail } from "../../agent-client";
 import type { CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import type { AppSendMessageResponse } from "../contracts";
-import { type SendMessageTargets, sendMessageTargets } from "../send-message-targets";
+import type { SendMessageTargets } from "./send-message-targets";
 
 const NOT_RUNNING = new Set(["PAUSED", "STARTING", "STOPPING"]);
 
@@ -27,12 +27,12 @@ const NOT_SENT = new Set(["ECONNREFUSED", "UND_ERR_CONNECT_TIMEOUT", "ENOTFOUND"
  * never repeated.
  */
 export async function sendMessage(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "activity" | "agents" | "forwards" | "metrics" | "now" | "sendTargets">,
   ownerId: string,
   conversationId: string,
   body: string | Buffer,
 ): Promise<AppSendMessageResponse> {
-  const targets = sendMessageTargets(deps);
+  const targets = deps.sendTargets;
   try {
     return await sendOnce(deps, targets, true, ownerId, conversationId, body);
   } catch (error) {
@@ -50,7 +50,7 @@ class DecidedFromMemory extends Error {
 }
 
 async function sendOnce(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "activity" | "agents" | "forwards" | "now">,
   targets: SendMessageTargets,
   fromMemory: boolean,
   ownerId: string,
@@ -158,7 +158,12 @@ function notDelivered(error: unknown): boolean {
  * refused; unknown when the agent server took the request and never answered (it records a message
  * and answers in one step, so that means it is stuck — never paused, pause waits for this forward).
  */
-async function forward(deps: CoreDeps, sandbox: SandboxRow, path: string, body: string | Buffer) {
+async function forward(
+  deps: Pick<CoreDeps, "agents">,
+  sandbox: SandboxRow,
+  path: string,
+  body: string | Buffer,
+) {
   try {
     return await deps.agents.request(sandbox.agentServerUrl ?? "", sandbox.sessionApiKey, {
       method: "POST",

@@ -26,7 +26,7 @@ export type StartTaskListener = (task: StartTaskRow) => void;
  * in one transaction).
  */
 export async function openStartTask(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "now" | "replicaId" | "transaction">,
   ownerId: string,
   id: string,
   request: Record<string, unknown>,
@@ -58,7 +58,7 @@ export async function openStartTask(
 
 /** Moves a start task on; the updated task (undefined if it is gone). */
 export function moveStartTask(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "now" | "repos">,
   id: string,
   status: StartTaskStatus,
   patch: Omit<StartTaskPatch, "status" | "updatedAt"> = {},
@@ -71,7 +71,7 @@ export function moveStartTask(
  * and returns the error to throw: ours carry the task's id in `details.start_task_id`.
  */
 export async function failStartTask(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "log" | "now" | "transaction">,
   id: string,
   error: unknown,
 ): Promise<{ task: StartTaskRow | undefined; error: unknown }> {

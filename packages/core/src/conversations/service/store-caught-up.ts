@@ -1,6 +1,6 @@
 import type { SandboxRow } from "@sandbox-server/db";
-import type { CoreDeps } from "../../deps";
-import { timestampMicros } from "../../events/timestamps";
+import { timestampMicros } from "../../shared/timestamps";
+import type { AgentProbeDeps } from "./discover-conversation";
 
 interface NewestEvent {
   id: string;
@@ -15,7 +15,7 @@ interface NewestEvent {
  * wait past what the status alone would.
  */
 export async function storeCaughtUp(
-  deps: Pick<CoreDeps, "agents" | "repos" | "config">,
+  deps: AgentProbeDeps,
   sandbox: Pick<SandboxRow, "agentServerUrl" | "sessionApiKey">,
   conversationId: string,
 ): Promise<boolean> {

@@ -1,8 +1,8 @@
 import type { ConversationPatch } from "@sandbox-server/db";
-import type { CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import type { AppConversation } from "../contracts";
 import type { UpdateConversationInput } from "../update-contracts";
+import type { ConversationWaitDeps } from "./discover-conversation";
 import { findOwnedConversation } from "./find-conversation";
 import { getConversation } from "./read-conversations";
 
@@ -19,7 +19,7 @@ function patchOf(input: UpdateConversationInput): ConversationPatch {
 
 /** Renames a conversation or changes its OpenHands fields; answers it as read afterwards. */
 export async function updateConversation(
-  deps: CoreDeps,
+  deps: ConversationWaitDeps,
   ownerId: string,
   input: UpdateConversationInput,
 ): Promise<AppConversation> {

@@ -1,6 +1,7 @@
-import type { CoreDeps, SandboxStatusChange } from "../../deps";
+import type { SandboxStatusChange } from "../../core-events";
 import { sharedStorePollMs, waitUntil } from "../../shared/wait-until";
 import type { AppConversation } from "../contracts";
+import type { ConversationWaitDeps } from "./discover-conversation";
 import { getConversation } from "./read-conversations";
 import { storeCaughtUp } from "./store-caught-up";
 
@@ -28,7 +29,7 @@ function reached(conversation: AppConversation, waitFor: string): boolean {
  * status from its agent server).
  */
 export function waitForConversation(
-  deps: CoreDeps,
+  deps: ConversationWaitDeps,
   ownerId: string,
   id: string,
   waitFor: string,

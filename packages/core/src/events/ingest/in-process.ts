@@ -1,6 +1,6 @@
-import { ConversationFollower } from "../conversation-follower";
-import { recorderFor } from "../event-recorder";
-import type { IngestDeps } from "../ingest-deps";
+import { ConversationFollower } from "./conversation-follower";
+import { EventRecorder } from "./event-recorder";
+import type { IngestDeps } from "./ingest-deps";
 
 /** One followed conversation, wherever it is followed. */
 export interface FollowHandle {
@@ -24,15 +24,26 @@ export interface FollowerHost {
 export class InProcessFollowers implements FollowerHost {
   readonly where = "main";
 
-  constructor(private readonly deps: IngestDeps) {}
+  /** One batch, one transaction, for all the conversations followed here. */
+  private readonly recorder: EventRecorder;
+
+  constructor(private readonly deps: IngestDeps) {
+    this.recorder = new EventRecorder(deps);
+  }
 
   follow(conversationId: string, sandboxId: string, onEnd: () => void): FollowHandle {
-    const follower = new ConversationFollower(this.deps, conversationId, sandboxId, onEnd);
+    const follower = new ConversationFollower(
+      this.deps,
+      this.recorder,
+      conversationId,
+      sandboxId,
+      onEnd,
+    );
     follower.start();
     return follower;
   }
 
   close(): Promise<void> {
-    return recorderFor(this.deps).flush();
+    return this.recorder.flush();
   }
 }

@@ -1,4 +1,4 @@
-import type { IngestConfig } from "../ingest-deps";
+import type { IngestConfig } from "./ingest-deps";
 
 /** What the main thread tells the ingest worker. */
 export type ToWorker =

@@ -1,10 +1,10 @@
 import type { MessagePort } from "node:worker_threads";
 import type { Store } from "@sandbox-server/db";
 import { errorMessage } from "@sandbox-server/runtime/error-message";
-import { createEvents } from "../../deps";
+import { createEvents } from "../../core-events";
 import type { Logger } from "../../logger";
-import type { IngestConfig, IngestDeps } from "../ingest-deps";
 import { type FollowHandle, InProcessFollowers } from "./in-process";
+import type { IngestConfig, IngestDeps } from "./ingest-deps";
 import type { FromWorker, LogLevel, StoredNotice, ToWorker } from "./protocol";
 
 /**

@@ -2,8 +2,8 @@ import { once } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Worker } from "node:worker_threads";
 import { errorMessage } from "@sandbox-server/runtime/error-message";
-import type { CoreDeps } from "../../deps";
 import { type FollowerHost, type FollowHandle, InProcessFollowers } from "./in-process";
+import type { IngestDeps } from "./ingest-deps";
 import type { FromWorker, StoredNotice, ToWorker } from "./protocol";
 
 /** How long the worker may take to open its store before the main thread follows instead. */
@@ -42,7 +42,7 @@ export class WorkerFollowers implements FollowerHost {
   private closing = false;
 
   constructor(
-    private readonly deps: CoreDeps,
+    private readonly deps: IngestDeps,
     private readonly spawn: () => Worker,
   ) {}
 

@@ -8,7 +8,7 @@ import type {
 } from "@sandbox-server/db";
 import { deliveriesFor } from "../../webhooks/service/queue-deliveries";
 import type { IncomingEvent } from "../contracts";
-import type { IngestDeps } from "../ingest-deps";
+import type { IngestDeps } from "../ingest/ingest-deps";
 import { eventActivity, mergeActivity } from "./conversation-metadata";
 
 export interface EventToRecord {

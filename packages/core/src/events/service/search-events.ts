@@ -8,7 +8,7 @@ import { type ConversationEvent, type EventQuery, toConversationEvent } from "..
  * same while the sandbox is paused, in ERROR, or gone (archived conversation).
  */
 export async function searchConversationEvents(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "repos">,
   ownerId: string,
   query: EventQuery,
   direction: SortDirection,
@@ -25,7 +25,7 @@ export async function searchConversationEvents(
 
 /** How many of the caller's conversation's stored events match. */
 export async function countConversationEvents(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "repos">,
   ownerId: string,
   query: EventQuery,
 ): Promise<number> {

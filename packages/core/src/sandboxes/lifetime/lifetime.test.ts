@@ -5,7 +5,7 @@ import { command } from "../../../test/conversation";
 import { expectAppError, expectValidationError } from "../../../test/expect-error";
 import { createTestCore, type TestCore } from "../../../test/harness";
 import { pollUntil, waitForStatus } from "../../../test/wait";
-import type { SandboxStatusChange } from "../../deps";
+import type { SandboxStatusChange } from "../../core-events";
 
 /*
  * The lifetime rules end to end: real agent servers under the process runtime, real SQLite, and

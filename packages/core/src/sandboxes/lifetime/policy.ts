@@ -23,13 +23,25 @@ export interface LifetimePolicy {
 
 const SECOND = 1000;
 
+/** The operator's lifetime defaults and maximums. */
+export type LifetimeConfig = Pick<
+  CoreConfig,
+  | "idleAutoPauseMs"
+  | "defaultTimeoutMs"
+  | "defaultOnTimeout"
+  | "defaultDeletePausedAfterMs"
+  | "maxTimeoutMs"
+  | "maxIdlePauseAfterMs"
+  | "maxDeletePausedAfterMs"
+>;
+
 /**
  * The policy of a new sandbox: each field from the request, else the spec, else the operator's
  * default. Durations are whole seconds from 1 to the operator's maximum; past it → 422 naming the
  * field (a spec's default is held to the same maximum, so a spec cannot widen it).
  */
 export function resolveLifetime(
-  config: CoreConfig,
+  config: LifetimeConfig,
   spec: SpecLifetime | null,
   request: LifetimeRequest,
 ): LifetimePolicy {
@@ -55,7 +67,7 @@ export function resolveLifetime(
 type DurationField = "timeout_s" | "idle_pause_after_s" | "delete_paused_after_s";
 
 /** The operator's maximum of each duration, in seconds. */
-export function maximumSeconds(config: CoreConfig, field: DurationField): number {
+export function maximumSeconds(config: LifetimeConfig, field: DurationField): number {
   const ms = {
     timeout_s: config.maxTimeoutMs,
     idle_pause_after_s: config.maxIdlePauseAfterMs,
@@ -66,7 +78,7 @@ export function maximumSeconds(config: CoreConfig, field: DurationField): number
 
 /** The issue of a duration out of bounds (1 … the operator's maximum), or null. */
 export function durationIssue(
-  config: CoreConfig,
+  config: LifetimeConfig,
   field: DurationField,
   seconds: number,
 ): ErrorIssue | null {

@@ -1,7 +1,13 @@
 import type { SandboxRow } from "@sandbox-server/db";
-import type { CoreDeps } from "../../deps";
+import type { CoreConfig, CoreDeps } from "../../deps";
 import { findOwnedSandbox, illegalMove, updateSandbox } from "../service/status";
-import { activeTimeMs, durationIssue, lifetimeDueAt, lifetimeInvalid } from "./policy";
+import {
+  activeTimeMs,
+  durationIssue,
+  type LifetimeConfig,
+  lifetimeDueAt,
+  lifetimeInvalid,
+} from "./policy";
 
 /**
  * Sets the sandbox's timeout to `timeoutS` of active time from now (longer or shorter than
@@ -10,7 +16,10 @@ import { activeTimeMs, durationIssue, lifetimeDueAt, lifetimeInvalid } from "./p
  * pause, resume or delete, nor the sweep.
  */
 export async function setSandboxTimeout(
-  deps: CoreDeps,
+  deps: Pick<
+    CoreDeps,
+    "events" | "locks" | "log" | "now" | "portUrls" | "repos" | "transaction"
+  > & { config: Pick<CoreConfig, "defaultOnTimeout"> & LifetimeConfig },
   ownerId: string,
   id: string,
   timeoutS: number,

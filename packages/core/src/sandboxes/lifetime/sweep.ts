@@ -1,7 +1,7 @@
 import type { SandboxRow } from "@sandbox-server/db";
 import { errorMessage } from "@sandbox-server/runtime/error-message";
-import type { CoreDeps } from "../../deps";
-import { stopAndRemove } from "../service/delete-sandbox";
+import type { CoreConfig, CoreDeps } from "../../deps";
+import { type StopSandboxDeps, stopAndRemove } from "../service/delete-sandbox";
 import { pauseRunning } from "../service/pause-sandbox";
 import { type LifetimeStep, lifetimeStep } from "./rules";
 
@@ -28,7 +28,12 @@ export class LifetimeSweeper {
   private timer: NodeJS.Timeout | null = null;
   private sweeping: Promise<number> | null = null;
 
-  constructor(private readonly deps: CoreDeps) {}
+  constructor(
+    private readonly deps: StopSandboxDeps &
+      Pick<CoreDeps, "locks" | "repos"> & {
+        config: Pick<CoreConfig, "lifetimeSweepIntervalMs">;
+      },
+  ) {}
 
   start(): void {
     this.timer = setInterval(() => void this.sweep(), this.deps.config.lifetimeSweepIntervalMs);
@@ -123,7 +128,7 @@ export class LifetimeSweeper {
 }
 
 /** Whether an agent of the sandbox is at work (execution_status running): that is activity. */
-async function agentRunning(deps: CoreDeps, row: SandboxRow): Promise<boolean> {
+async function agentRunning(deps: Pick<CoreDeps, "repos">, row: SandboxRow): Promise<boolean> {
   const conversations = await deps.repos.conversations.listBySandbox(row.id);
   return conversations.some((c) => !c.archived && c.executionStatus === "running");
 }

@@ -1,5 +1,5 @@
 import type { Socket } from "node:net";
-import type { CoreDeps } from "../../deps";
+import type { CoreConfig, CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import { resumeSandbox } from "../service/resume-sandbox";
 import { connectPort, type PortPath, type PortRoutes } from "./port-routes";
@@ -24,7 +24,20 @@ export interface OpenedPort {
  * which way each port was reached (see `connectPort`).
  */
 export async function openPortForHost(
-  deps: CoreDeps,
+  deps: Pick<
+    CoreDeps,
+    | "activity"
+    | "agents"
+    | "events"
+    | "locks"
+    | "log"
+    | "now"
+    | "portUrls"
+    | "repos"
+    | "runtime"
+    | "transaction"
+    | "warmPool"
+  > & { config: Pick<CoreConfig, "maxRunningSandboxes" | "warmPoolSize"> },
   host: string | undefined,
   routes: PortRoutes,
 ): Promise<OpenedPort | null> {

@@ -8,7 +8,7 @@ import { hasPortUrls } from "./port-urls";
 
 /** A signed URL to `port` of the caller's sandbox, working for `ttlS` seconds from now. */
 export async function signSandboxPort(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "now" | "portUrls" | "repos" | "runtime">,
   ownerId: string,
   id: string,
   port: number,

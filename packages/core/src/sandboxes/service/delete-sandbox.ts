@@ -1,14 +1,40 @@
 import type { SandboxRow } from "@sandbox-server/db";
 import { errorMessage } from "@sandbox-server/runtime/error-message";
-import type { CoreDeps } from "../../deps";
+import type { CoreConfig, CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import { drainTimeoutMs } from "./pause-sandbox";
-import { findOwnedSandbox, illegalMove, updateSandbox } from "./status";
+import { findOwnedSandbox, illegalMove, type SandboxMoveDeps, updateSandbox } from "./status";
+
+/** What removing a sandbox from the runtime and the records uses. */
+export type RemoveSandboxDeps = SandboxMoveDeps & Pick<CoreDeps, "activity" | "agents" | "runtime">;
+
+/** Removing one under its lock, reading its row first. */
+export type RemoveLockedSandboxDeps = RemoveSandboxDeps & Pick<CoreDeps, "locks" | "repos">;
+
+/** Stopping one: messages in flight to it drain first (the forward gate). */
+export type StopSandboxDeps = RemoveSandboxDeps &
+  Pick<CoreDeps, "forwards"> & { config: Pick<CoreConfig, "agentRequestTimeoutMs"> };
 
 const DELETABLE = new Set(["RUNNING", "PAUSED", "ERROR"]);
 
 /** RUNNING, PAUSED or ERROR → STOPPING → gone; its conversations become archived. */
-export async function deleteSandbox(deps: CoreDeps, ownerId: string, id: string): Promise<void> {
+export async function deleteSandbox(
+  deps: Pick<
+    CoreDeps,
+    | "activity"
+    | "agents"
+    | "events"
+    | "forwards"
+    | "locks"
+    | "log"
+    | "now"
+    | "repos"
+    | "runtime"
+    | "transaction"
+  > & { config: Pick<CoreConfig, "agentRequestTimeoutMs"> },
+  ownerId: string,
+  id: string,
+): Promise<void> {
   await findOwnedSandbox(deps, ownerId, id);
   return deps.locks.run(id, async () => {
     const row = await findOwnedSandbox(deps, ownerId, id);
@@ -21,7 +47,7 @@ export async function deleteSandbox(deps: CoreDeps, ownerId: string, id: string)
  * STOPPING (with `statusDetail` saying why, if given) → gone. Call it under the sandbox's lock.
  */
 export function stopAndRemove(
-  deps: CoreDeps,
+  deps: StopSandboxDeps,
   row: SandboxRow,
   statusDetail: string | null,
 ): Promise<void> {
@@ -34,7 +60,7 @@ export function stopAndRemove(
 }
 
 /** Removes the runtime side, archives conversations and drops the record. Also used on recovery. */
-export async function removeSandbox(deps: CoreDeps, row: SandboxRow): Promise<void> {
+export async function removeSandbox(deps: RemoveSandboxDeps, row: SandboxRow): Promise<void> {
   try {
     await deps.runtime.delete(row.id);
   } catch (error) {

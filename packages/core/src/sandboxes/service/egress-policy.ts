@@ -7,7 +7,7 @@ import {
   parseEgressEntry,
   type SandboxEgressPolicy,
 } from "@sandbox-server/egress";
-import type { CoreDeps } from "../../deps";
+import type { CoreConfig } from "../../deps";
 import { AppError, type ErrorIssue } from "../../errors";
 import type { SandboxNetwork, SandboxNetworkInput } from "../network-contracts";
 
@@ -22,7 +22,7 @@ export function specEgressPolicy(spec: SandboxSpecRow): SandboxEgressPolicy {
  * would widen it is 422 naming the entry and why. `path` is where `network` sits in the request.
  */
 export function egressPolicyOf(
-  deps: CoreDeps,
+  deps: { config: Pick<CoreConfig, "operatorEgress"> },
   base: SandboxEgressPolicy,
   input: SandboxNetworkInput | undefined,
   path: (string | number)[],

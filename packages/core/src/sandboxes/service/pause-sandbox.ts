@@ -1,12 +1,23 @@
 import type { SandboxRow } from "@sandbox-server/db";
 import { errorMessage } from "@sandbox-server/runtime/error-message";
-import type { CoreDeps } from "../../deps";
+import type { CoreConfig, CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import { findOwnedSandbox, illegalMove, updateSandbox } from "./status";
 
 /** RUNNING → PAUSED; pausing a PAUSED sandbox succeeds as is. */
 export async function pauseSandbox(
-  deps: CoreDeps,
+  deps: Pick<
+    CoreDeps,
+    | "events"
+    | "forwards"
+    | "locks"
+    | "log"
+    | "now"
+    | "portUrls"
+    | "repos"
+    | "runtime"
+    | "transaction"
+  > & { config: Pick<CoreConfig, "agentRequestTimeoutMs"> },
   ownerId: string,
   id: string,
 ): Promise<SandboxRow> {
@@ -25,7 +36,9 @@ export async function pauseSandbox(
  * sandbox's lock (so does the lifetime sweep).
  */
 export function pauseRunning(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "events" | "forwards" | "log" | "now" | "runtime" | "transaction"> & {
+    config: Pick<CoreConfig, "agentRequestTimeoutMs">;
+  },
   id: string,
   statusDetail: string | null,
 ): Promise<SandboxRow | undefined> {
@@ -45,6 +58,8 @@ export function pauseRunning(
  * How long a pause or delete waits for messages in flight: every forward gives up after the agent
  * request timeout, so this bound is only reached when something else is wrong.
  */
-export function drainTimeoutMs(deps: CoreDeps): number {
+export function drainTimeoutMs(deps: {
+  config: Pick<CoreConfig, "agentRequestTimeoutMs">;
+}): number {
   return deps.config.agentRequestTimeoutMs + 5_000;
 }

@@ -1,7 +1,7 @@
 import type { SandboxRow } from "@sandbox-server/db";
 import { errorMessage } from "@sandbox-server/runtime/error-message";
-import type { CoreDeps } from "../../deps";
-import { resolveSpec } from "../../sandbox-specs/resolve-spec";
+import type { CoreConfig, CoreDeps } from "../../deps";
+import { resolveSpec } from "./resolve-spec";
 import { launchOptions, markRunning } from "./start-sandbox";
 import { updateSandbox } from "./status";
 
@@ -13,7 +13,10 @@ import { updateSandbox } from "./status";
  * on a runtime without `register`) is started from its record. Call it under the sandbox's lock.
  */
 export async function relaunchSandbox(
-  deps: CoreDeps,
+  deps: Pick<
+    CoreDeps,
+    "agents" | "events" | "log" | "now" | "repos" | "runtime" | "transaction"
+  > & { config: Pick<CoreConfig, "defaultSpecId" | "sandboxStartTimeoutMs"> },
   row: SandboxRow,
   reason: string,
 ): Promise<SandboxRow | undefined> {
@@ -38,7 +41,12 @@ export async function relaunchSandbox(
   }
 }
 
-async function bringBack(deps: CoreDeps, row: SandboxRow): Promise<string | null> {
+async function bringBack(
+  deps: Pick<CoreDeps, "repos" | "runtime"> & {
+    config: Pick<CoreConfig, "defaultSpecId" | "sandboxStartTimeoutMs">;
+  },
+  row: SandboxRow,
+): Promise<string | null> {
   const { runtime } = deps;
   const seen = await runtime.inspect(row.id);
   if (seen.state !== "missing") return resume(deps, row.id);
@@ -57,7 +65,10 @@ async function bringBack(deps: CoreDeps, row: SandboxRow): Promise<string | null
  * Unfreezes, relaunches (an exited process, a container created but never started) or, for one
  * already coming up, just waits: resume is a no-op then, the wait for health is not.
  */
-async function resume(deps: CoreDeps, id: string): Promise<string | null> {
+async function resume(
+  deps: Pick<CoreDeps, "runtime"> & { config: Pick<CoreConfig, "sandboxStartTimeoutMs"> },
+  id: string,
+): Promise<string | null> {
   await deps.runtime.resume(id);
   return (await deps.runtime.waitUntilReady(id, deps.config.sandboxStartTimeoutMs)).agentServerUrl;
 }

@@ -1,6 +1,6 @@
 import type { SandboxRow } from "@sandbox-server/db";
 import { errorMessage } from "@sandbox-server/runtime/error-message";
-import type { CoreDeps } from "../../deps";
+import type { WarmPoolDeps } from "../warm-pool/evict";
 import { evictWarmSandboxAtLimit } from "../warm-pool/evict";
 import { assertCapacity, markRunning } from "./start-sandbox";
 import { findOwnedSandbox, illegalMove, updateSandbox } from "./status";
@@ -10,7 +10,7 @@ import { findOwnedSandbox, illegalMove, updateSandbox } from "./status";
  * sandbox succeeds as is. Waits (bounded by the start timeout) so the answer is usually RUNNING.
  */
 export async function resumeSandbox(
-  deps: CoreDeps,
+  deps: WarmPoolDeps,
   ownerId: string,
   id: string,
 ): Promise<SandboxRow> {

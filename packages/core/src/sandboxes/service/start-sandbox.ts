@@ -3,18 +3,23 @@ import type { Repositories, SandboxRow, SandboxSpecRow } from "@sandbox-server/d
 import type { SandboxEgressPolicy } from "@sandbox-server/egress";
 import type { StartSandboxOptions } from "@sandbox-server/runtime";
 import { errorMessage } from "@sandbox-server/runtime/error-message";
-import type { CoreDeps } from "../../deps";
+import type { CoreConfig, CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
-import { resolveSpec } from "../../sandbox-specs/resolve-spec";
 import { newId } from "../../shared/ids";
 import type { StartSandboxInput } from "../contracts";
-import { initialLifetime, type LifetimePolicy, resolveLifetime } from "../lifetime/policy";
+import {
+  initialLifetime,
+  type LifetimeConfig,
+  type LifetimePolicy,
+  resolveLifetime,
+} from "../lifetime/policy";
 import { portAccessOf } from "../ports/contracts";
 import { claimWarmSandbox } from "../warm-pool/claim";
 import { evictWarmSandboxAtLimit } from "../warm-pool/evict";
-import { refillWarmPoolSoon } from "../warm-pool/pool-state";
 import { egressPolicyOf, specEgressPolicy } from "./egress-policy";
+import { resolveSpec } from "./resolve-spec";
 import type { SandboxLink } from "./sandbox-link";
+import type { SandboxMoveDeps } from "./status";
 import { updateSandbox } from "./status";
 
 export type { SandboxLink } from "./sandbox-link";
@@ -28,7 +33,7 @@ const ACTIVE = ["STARTING", "RUNNING"];
  * concurrent starts, serialised by the store, cannot overshoot.
  */
 export async function assertCapacity(
-  deps: CoreDeps,
+  deps: { config: Pick<CoreConfig, "maxRunningSandboxes"> },
   tx: Repositories,
   keepFree = 0,
 ): Promise<void> {
@@ -48,7 +53,30 @@ export async function assertCapacity(
  * sandbox makes room before the create is refused.
  */
 export async function startSandbox(
-  deps: CoreDeps,
+  deps: Pick<
+    CoreDeps,
+    | "activity"
+    | "agents"
+    | "events"
+    | "locks"
+    | "log"
+    | "now"
+    | "portUrls"
+    | "repos"
+    | "runtime"
+    | "transaction"
+    | "warmPool"
+  > & {
+    config: Pick<
+      CoreConfig,
+      | "defaultSpecId"
+      | "maxRunningSandboxes"
+      | "operatorEgress"
+      | "sandboxStartTimeoutMs"
+      | "warmPoolSize"
+    > &
+      LifetimeConfig;
+  },
   ownerId: string,
   input: StartSandboxInput,
   link?: SandboxLink,
@@ -65,7 +93,7 @@ export async function startSandbox(
     link,
   );
   if (claimed) {
-    refillWarmPoolSoon(deps);
+    deps.warmPool.refillSoon();
     return { row: claimed, ready: Promise.resolve(claimed) };
   }
   await evictWarmSandboxAtLimit(deps);
@@ -77,7 +105,9 @@ export async function startSandbox(
  * follows once its agent server answers.
  */
 export async function createSandbox(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "events" | "locks" | "log" | "now" | "runtime" | "transaction"> & {
+    config: Pick<CoreConfig, "maxRunningSandboxes" | "sandboxStartTimeoutMs">;
+  },
   ownerId: string,
   spec: SandboxSpecRow,
   input: Pick<StartSandboxInput, "labels" | "env" | "ports" | "auto_resume"> & {
@@ -132,7 +162,11 @@ export async function createSandbox(
  * a control plane killed from here on finds the sandbox and relaunches it (the store's row alone
  * covers runtimes without `register`). When even that fails, nothing is acknowledged or kept.
  */
-async function registerLaunch(deps: CoreDeps, row: SandboxRow, spec: SandboxSpecRow) {
+async function registerLaunch(
+  deps: Pick<CoreDeps, "log" | "runtime" | "transaction">,
+  row: SandboxRow,
+  spec: SandboxSpecRow,
+) {
   if (!deps.runtime.register) return;
   try {
     await deps.runtime.register(launchOptions(row, spec));
@@ -172,7 +206,9 @@ export function launchOptions(row: SandboxRow, spec: SandboxSpecRow): StartSandb
 }
 
 async function launchSandbox(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "events" | "log" | "now" | "runtime" | "transaction"> & {
+    config: Pick<CoreConfig, "sandboxStartTimeoutMs">;
+  },
   row: SandboxRow,
   spec: SandboxSpecRow,
 ): Promise<SandboxRow | undefined> {
@@ -198,7 +234,7 @@ async function launchSandbox(
 
 /** STARTING (or anything but STOPPING) → RUNNING; `statusDetail` says how it got there, if unusual. */
 export function markRunning(
-  deps: CoreDeps,
+  deps: SandboxMoveDeps,
   id: string,
   agentServerUrl: string | null,
   statusDetail: string | null = null,

@@ -4,6 +4,9 @@ import { AppError } from "../../errors";
 import type { SandboxStatus } from "../contracts";
 import { lifetimeOnMove } from "../lifetime/policy";
 
+/** What recording a sandbox's move uses: the store, the core's events, its log and clock. */
+export type SandboxMoveDeps = Pick<CoreDeps, "events" | "log" | "now" | "transaction">;
+
 type SandboxMove = SandboxPatch & { status?: SandboxStatus };
 
 /**
@@ -14,7 +17,7 @@ type SandboxMove = SandboxPatch & { status?: SandboxStatus };
  * null to leave the sandbox as it is.
  */
 export async function updateSandbox(
-  deps: CoreDeps,
+  deps: SandboxMoveDeps,
   id: string,
   move: SandboxMove | ((before: SandboxRow, tx: Repositories) => Promise<SandboxMove | null>),
 ): Promise<SandboxRow | undefined> {
@@ -46,7 +49,7 @@ export async function updateSandbox(
 
 /** The caller's sandbox, or 404 (also for other users' sandboxes: existence is not leaked). */
 export async function findOwnedSandbox(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "repos">,
   ownerId: string,
   id: string,
 ): Promise<SandboxRow> {
@@ -59,7 +62,7 @@ export async function findOwnedSandbox(
 
 /** Resolves once the sandbox leaves STARTING (its row at that moment), or at the deadline. */
 export function waitWhileStarting(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "events" | "repos">,
   id: string,
   timeoutMs: number,
 ): Promise<SandboxRow | undefined> {

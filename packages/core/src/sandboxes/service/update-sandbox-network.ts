@@ -1,6 +1,6 @@
 import type { SandboxRow } from "@sandbox-server/db";
 import { errorMessage } from "@sandbox-server/runtime/error-message";
-import type { CoreDeps } from "../../deps";
+import type { CoreConfig, CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import type { SandboxNetworkInput } from "../network-contracts";
 import { egressPolicyOf } from "./egress-policy";
@@ -12,7 +12,10 @@ import { findOwnedSandbox, illegalMove, updateSandbox } from "./status";
  * enforced, also when the runtime refuses.
  */
 export async function updateSandboxNetwork(
-  deps: CoreDeps,
+  deps: Pick<
+    CoreDeps,
+    "events" | "locks" | "log" | "now" | "portUrls" | "repos" | "runtime" | "transaction"
+  > & { config: Pick<CoreConfig, "operatorEgress"> },
   ownerId: string,
   id: string,
   input: SandboxNetworkInput,

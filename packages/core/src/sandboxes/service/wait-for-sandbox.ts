@@ -1,5 +1,6 @@
 import type { SandboxRow } from "@sandbox-server/db";
-import type { CoreDeps, SandboxStatusChange } from "../../deps";
+import type { SandboxStatusChange } from "../../core-events";
+import type { CoreDeps } from "../../deps";
 import { sharedStorePollMs, waitUntil } from "../../shared/wait-until";
 import { findOwnedSandbox } from "./status";
 
@@ -10,7 +11,7 @@ import { findOwnedSandbox } from "./status";
  * is 404 like any read.
  */
 export function waitForSandbox(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "events" | "repos" | "sharedStore">,
   ownerId: string,
   id: string,
   status: string,

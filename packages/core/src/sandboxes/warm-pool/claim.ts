@@ -1,14 +1,14 @@
 import type { SandboxPortAccess, SandboxRow, SandboxSpecRow } from "@sandbox-server/db";
 import type { SandboxEgressPolicy } from "@sandbox-server/egress";
 import { errorMessage } from "@sandbox-server/runtime/error-message";
-import type { CoreDeps } from "../../deps";
+import type { CoreConfig, CoreDeps } from "../../deps";
 import type { StartSandboxInput } from "../contracts";
 import { lifetimeDueAt as dueAt, initialLifetime, type LifetimePolicy } from "../lifetime/policy";
 import { portAccessOf } from "../ports/contracts";
 import { sameEgressPolicy } from "../service/egress-policy";
 import type { SandboxLink } from "../service/sandbox-link";
 import { updateSandbox } from "../service/status";
-import { isPoolMember, newSessionKey, POOL_OWNER_ID, poolState } from "./pool-state";
+import { isPoolMember, newSessionKey, POOL_OWNER_ID } from "./pool-state";
 
 /** How long a claim waits for the pool sandbox's agent server to take the new key. */
 const ROTATE_TIMEOUT_MS = 2_000;
@@ -22,7 +22,10 @@ const MAX_MEMBERS_READ = 200;
  * environment; or another egress policy than the pool's, and the runtime cannot change one live).
  */
 export async function claimWarmSandbox(
-  deps: CoreDeps,
+  deps: Pick<
+    CoreDeps,
+    "agents" | "events" | "locks" | "log" | "now" | "repos" | "runtime" | "transaction" | "warmPool"
+  > & { config: Pick<CoreConfig, "warmPoolSize"> },
   ownerId: string,
   spec: SandboxSpecRow,
   input: Omit<StartSandboxInput, "network"> & { network: SandboxEgressPolicy },
@@ -32,7 +35,7 @@ export async function claimWarmSandbox(
   if (deps.config.warmPoolSize <= 0) return undefined;
   if (input.env && Object.keys(input.env).length > 0) return undefined;
   const canSetEgress = deps.runtime.setEgressPolicy !== undefined;
-  const { taken } = poolState(deps);
+  const { taken } = deps.warmPool;
   // The pool's own rows only: a claim reads (and decrypts the keys of) a few, not every RUNNING
   // one. Oldest first (the page is newest first): the one whose warm-up is surely over.
   const running = await deps.repos.sandboxes.search(
@@ -78,7 +81,10 @@ export async function claimWarmSandbox(
  * the next claim finds out and retires.
  */
 async function handOver(
-  deps: CoreDeps,
+  deps: Pick<
+    CoreDeps,
+    "agents" | "events" | "locks" | "log" | "now" | "repos" | "runtime" | "transaction"
+  >,
   id: string,
   ownerId: string,
   { labels, portAccess }: { labels: Record<string, string>; portAccess: SandboxPortAccess },

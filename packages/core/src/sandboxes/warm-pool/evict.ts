@@ -1,9 +1,15 @@
 import type { SandboxRow } from "@sandbox-server/db";
 import { errorMessage } from "@sandbox-server/runtime/error-message";
-import type { CoreDeps } from "../../deps";
-import { removeSandbox } from "../service/delete-sandbox";
+import type { CoreConfig, CoreDeps } from "../../deps";
+import { type RemoveLockedSandboxDeps, removeSandbox } from "../service/delete-sandbox";
 import { updateSandbox } from "../service/status";
-import { isPoolMember, POOL_OWNER_ID, poolState } from "./pool-state";
+import { isPoolMember, POOL_OWNER_ID } from "./pool-state";
+
+/** What the warm pool's claims, evictions and refills use. */
+export type WarmPoolDeps = RemoveLockedSandboxDeps &
+  Pick<CoreDeps, "warmPool"> & {
+    config: Pick<CoreConfig, "maxRunningSandboxes" | "warmPoolSize">;
+  };
 
 const ACTIVE = ["STARTING", "RUNNING"];
 
@@ -12,7 +18,7 @@ const ACTIVE = ["STARTING", "RUNNING"];
  * have its slot: pool members count against `MAX_RUNNING_SANDBOXES`, but never at a user's
  * expense. Does nothing below the limit or without pool members.
  */
-export async function evictWarmSandboxAtLimit(deps: CoreDeps): Promise<void> {
+export async function evictWarmSandboxAtLimit(deps: WarmPoolDeps): Promise<void> {
   // Without a pool there is nothing to evict (members of an earlier run go at start).
   if (deps.config.warmPoolSize <= 0) return;
   const active = await deps.repos.sandboxes.countByStatus(ACTIVE);
@@ -22,7 +28,7 @@ export async function evictWarmSandboxAtLimit(deps: CoreDeps): Promise<void> {
   );
   // A RUNNING member's lock is free; a STARTING one's is held until its start settles.
   members.sort((a, b) => Number(a.status === "STARTING") - Number(b.status === "STARTING"));
-  const { taken } = poolState(deps);
+  const { taken } = deps.warmPool;
   for (const member of members) {
     if (taken.has(member.id)) continue;
     if (await retireWarmSandbox(deps, member, "making room for a user's sandbox")) return;
@@ -34,11 +40,11 @@ export async function evictWarmSandboxAtLimit(deps: CoreDeps): Promise<void> {
  * no longer a pool sandbox to remove (claimed meanwhile, already going).
  */
 export async function retireWarmSandbox(
-  deps: CoreDeps,
+  deps: WarmPoolDeps,
   member: SandboxRow,
   reason: string,
 ): Promise<boolean> {
-  const { taken } = poolState(deps);
+  const { taken } = deps.warmPool;
   taken.add(member.id);
   try {
     return await deps.locks.run(member.id, async () => {

@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { SandboxRow } from "@sandbox-server/db";
 import type { CoreDeps } from "../../deps";
-import { perCore } from "../../shared/per-core";
 
 /**
  * The owner of warm-pool sandboxes: a user row that exists only as a tombstone (`deleted_at`
@@ -12,7 +11,7 @@ import { perCore } from "../../shared/per-core";
 export const POOL_OWNER_ID = "usr_warm_pool";
 
 /** Creates the pool owner's tombstone row once. */
-export async function ensurePoolOwner(deps: CoreDeps): Promise<void> {
+export async function ensurePoolOwner(deps: Pick<CoreDeps, "now" | "transaction">): Promise<void> {
   await deps.transaction(async (tx) => {
     // `get` skips deleted users; `restore` tells whether the row exists at all.
     const exists = await tx.users.restore(POOL_OWNER_ID);
@@ -28,39 +27,10 @@ export async function ensurePoolOwner(deps: CoreDeps): Promise<void> {
   });
 }
 
-export function isPoolMember(row: SandboxRow, deps: CoreDeps): boolean {
+export function isPoolMember(row: SandboxRow, deps: Pick<CoreDeps, "runtime">): boolean {
   return row.ownerId === POOL_OWNER_ID && row.runtime === deps.runtime.kind;
 }
 
 export function newSessionKey(): string {
   return randomBytes(24).toString("base64url");
-}
-
-interface PoolState {
-  /** Pool sandboxes being claimed or evicted right now: nobody else picks them. */
-  taken: Set<string>;
-  /** The refill under way, if any: one at a time. */
-  refilling: Promise<void> | null;
-  /** Starts a refill now (set by the supervisor, which runs the pool). */
-  wake: (() => void) | null;
-  /** While the supervisor runs: a refill starts no sandbox after it stopped. */
-  active: boolean;
-}
-
-/** Memory-only bookkeeping of one core's pool (the pool's records are ordinary sandbox rows). */
-export const poolState = perCore(
-  (): PoolState => ({ taken: new Set(), refilling: null, wake: null, active: false }),
-);
-
-/**
- * How long a claim's refill waits before it starts. Starting a sandbox costs a burst of CPU (a
- * container create in dockerd, or bwrap and node), which on a small host delayed the claim's own
- * answer and its owner's first calls; the pool still has its other members meanwhile.
- */
-export const REFILL_AFTER_CLAIM_MS = 250;
-
-/** A claim took a member: refill shortly rather than at the next supervisor pass. */
-export function refillWarmPoolSoon(deps: CoreDeps): void {
-  const state = poolState(deps);
-  setTimeout(() => state.wake?.(), REFILL_AFTER_CLAIM_MS).unref();
 }

@@ -1,14 +1,18 @@
 import type { SandboxRow } from "@sandbox-server/db";
 import { errorMessage } from "@sandbox-server/runtime/error-message";
-import type { CoreDeps } from "../../deps";
+import type { CoreConfig, CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
-import { resolveSpec } from "../../sandbox-specs/resolve-spec";
-import { perCore } from "../../shared/per-core";
 import { specEgressPolicy } from "../service/egress-policy";
+import { resolveSpec } from "../service/resolve-spec";
 import { createSandbox } from "../service/start-sandbox";
-import { retireWarmSandbox } from "./evict";
-import { isPoolMember, POOL_OWNER_ID, poolState } from "./pool-state";
+import { retireWarmSandbox, type WarmPoolDeps } from "./evict";
+import { isPoolMember, POOL_OWNER_ID } from "./pool-state";
 import { warmUp } from "./warm-up";
+
+/** The pool's own, and what starting a member reads. */
+export type RefillDeps = WarmPoolDeps & {
+  config: Pick<CoreConfig, "defaultSpecId" | "sandboxStartTimeoutMs">;
+};
 
 const LIVE = new Set(["STARTING", "RUNNING"]);
 
@@ -18,16 +22,16 @@ const LIVE = new Set(["STARTING", "RUNNING"]);
  * running slot, so a user's create always finds one or a pool member to claim or evict. One
  * refill at a time; called by the supervisor on every pass and after each claim.
  */
-export function refillWarmPool(deps: CoreDeps): Promise<void> {
-  const state = poolState(deps);
+export function refillWarmPool(deps: RefillDeps): Promise<void> {
+  const state = deps.warmPool;
   state.refilling ??= refill(deps).finally(() => {
     state.refilling = null;
   });
   return state.refilling;
 }
 
-async function refill(deps: CoreDeps): Promise<void> {
-  const state = poolState(deps);
+async function refill(deps: RefillDeps): Promise<void> {
+  const state = deps.warmPool;
   const { taken } = state;
   const size = deps.config.warmPoolSize;
   const members = (await deps.repos.sandboxes.listAll()).filter(
@@ -79,10 +83,12 @@ async function refill(deps: CoreDeps): Promise<void> {
  * claim's key rotation. Probes are not activity (no idle pause) and not logged.
  */
 const KEEP_CONNECTED_MS = 2_000;
-const lastProbe = perCore(() => new Map<string, number>());
 
-function keepConnected(deps: CoreDeps, live: readonly SandboxRow[]): void {
-  const probed = lastProbe(deps);
+function keepConnected(
+  deps: Pick<CoreDeps, "agents" | "warmPool">,
+  live: readonly SandboxRow[],
+): void {
+  const { probed } = deps.warmPool;
   const now = performance.now();
   const running = new Set<string>();
   for (const row of live) {

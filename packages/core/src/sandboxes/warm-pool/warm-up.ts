@@ -13,7 +13,7 @@ import type { CoreDeps } from "../../deps";
  * sandbox does after its first call. A failure here is found by the claim.
  */
 export async function warmUp(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "agents">,
   row: SandboxRow | undefined,
 ): Promise<WarmUpOutcome | undefined> {
   if (row?.status !== "RUNNING" || !row.agentServerUrl) return undefined;

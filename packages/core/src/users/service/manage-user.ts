@@ -1,12 +1,16 @@
 import type { SandboxRow, User } from "@sandbox-server/db";
-import type { CoreDeps } from "../../deps";
+import type { CoreConfig, CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import { deleteSandbox } from "../../sandboxes/service/delete-sandbox";
 import { pauseSandbox } from "../../sandboxes/service/pause-sandbox";
 import { forgetUserKeys } from "../api-keys";
 
 /** A user an admin may act on: exists, not deleted, and not the admin themself. */
-async function findManagedUser(deps: CoreDeps, actorId: string, userId: string): Promise<User> {
+async function findManagedUser(
+  deps: Pick<CoreDeps, "repos">,
+  actorId: string,
+  userId: string,
+): Promise<User> {
   const user = await deps.repos.users.get(userId);
   if (!user) throw new AppError("USER_NOT_FOUND", `User ${userId} was not found`);
   if (user.id === actorId) {
@@ -18,7 +22,7 @@ async function findManagedUser(deps: CoreDeps, actorId: string, userId: string):
   return user;
 }
 
-async function sandboxesOf(deps: CoreDeps, userId: string): Promise<SandboxRow[]> {
+async function sandboxesOf(deps: Pick<CoreDeps, "repos">, userId: string): Promise<SandboxRow[]> {
   return (await deps.repos.sandboxes.listAll()).filter((row) => row.ownerId === userId);
 }
 
@@ -26,7 +30,24 @@ async function sandboxesOf(deps: CoreDeps, userId: string): Promise<SandboxRow[]
  * Disabled: every key of the user is refused from this call on (the verified-key cache too), and
  * the user's running sandboxes are paused, so nothing of theirs keeps working. Idempotent.
  */
-export async function disableUser(deps: CoreDeps, actorId: string, userId: string): Promise<User> {
+export async function disableUser(
+  deps: Pick<
+    CoreDeps,
+    | "apiKeyCache"
+    | "events"
+    | "forwards"
+    | "locks"
+    | "log"
+    | "notices"
+    | "now"
+    | "portUrls"
+    | "repos"
+    | "runtime"
+    | "transaction"
+  > & { config: Pick<CoreConfig, "agentRequestTimeoutMs"> },
+  actorId: string,
+  userId: string,
+): Promise<User> {
   const user = await findManagedUser(deps, actorId, userId);
   const disabledAt = user.disabledAt ?? deps.now();
   if (user.disabledAt === null) await deps.repos.users.setDisabled(userId, disabledAt);
@@ -43,7 +64,11 @@ export async function disableUser(deps: CoreDeps, actorId: string, userId: strin
 }
 
 /** Keys work again; paused sandboxes stay paused until their owner resumes them. */
-export async function enableUser(deps: CoreDeps, actorId: string, userId: string): Promise<User> {
+export async function enableUser(
+  deps: Pick<CoreDeps, "log" | "repos">,
+  actorId: string,
+  userId: string,
+): Promise<User> {
   const user = await findManagedUser(deps, actorId, userId);
   if (user.disabledAt !== null) await deps.repos.users.setDisabled(userId, null);
   deps.log.info({ userId, byUserId: actorId }, "user enabled");
@@ -56,7 +81,26 @@ export async function enableUser(deps: CoreDeps, actorId: string, userId: string
  * no longer shows. A sandbox that cannot be removed fails the call (503) with the user still
  * disabled; calling again finishes the job.
  */
-export async function deleteUser(deps: CoreDeps, actorId: string, userId: string): Promise<void> {
+export async function deleteUser(
+  deps: Pick<
+    CoreDeps,
+    | "activity"
+    | "agents"
+    | "apiKeyCache"
+    | "events"
+    | "forwards"
+    | "locks"
+    | "log"
+    | "notices"
+    | "now"
+    | "portUrls"
+    | "repos"
+    | "runtime"
+    | "transaction"
+  > & { config: Pick<CoreConfig, "agentRequestTimeoutMs"> },
+  actorId: string,
+  userId: string,
+): Promise<void> {
   await disableUser(deps, actorId, userId);
   for (const row of await sandboxesOf(deps, userId)) {
     await deleteSandbox(deps, userId, row.id).catch((error: unknown) => {

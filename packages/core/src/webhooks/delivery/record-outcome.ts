@@ -1,5 +1,5 @@
 import type { DeliveryOutcome, WebhookDeliveryRow } from "@sandbox-server/db";
-import type { CoreDeps } from "../../deps";
+import type { CoreConfig, CoreDeps } from "../../deps";
 import { backoffDelay } from "../../shared/backoff";
 import { categorizeStatus } from "./failure-category";
 import type { Outcome } from "./post-delivery";
@@ -9,7 +9,9 @@ import type { Outcome } from "./post-delivery";
  * time. Counts and logs the attempt; the caller writes the row (`OutcomeWriter`).
  */
 export function outcomeOf(
-  deps: Pick<CoreDeps, "config" | "log" | "metrics" | "now">,
+  deps: Pick<CoreDeps, "log" | "metrics" | "now"> & {
+    config: Pick<CoreConfig, "webhookBackoffBaseMs" | "webhookBackoffMaxMs" | "webhookMaxAttempts">;
+  },
   row: WebhookDeliveryRow,
   outcome: Exclude<Outcome, { kind: "interrupted" }>,
 ): DeliveryOutcome {

@@ -1,5 +1,5 @@
 import { buildConnector } from "undici";
-import type { CoreDeps } from "../../deps";
+import type { DestinationDeps } from "./destination-policy";
 import { type Refusal, vetDestination } from "./destination-policy";
 
 /** A connection was not opened because the destination is not allowed (see destination-policy). */
@@ -15,7 +15,10 @@ export class DestinationRefused extends Error {
  * address, and connects to a checked address (trying the next one when a connection fails). TLS
  * still verifies the certificate against the URL's host name, which undici passes as servername.
  */
-export function checkedConnector(deps: CoreDeps, timeoutMs: number): buildConnector.connector {
+export function checkedConnector(
+  deps: DestinationDeps,
+  timeoutMs: number,
+): buildConnector.connector {
   const connect = buildConnector({ timeout: timeoutMs });
   return (options, callback) => {
     const port = options.port ? Number(options.port) : options.protocol === "https:" ? 443 : 80;

@@ -7,7 +7,18 @@ import {
   isIpLiteral,
   normalizeAddress,
 } from "@sandbox-server/egress";
-import type { CoreDeps, WebhookTarget } from "../../deps";
+import type { CoreConfig, CoreDeps, WebhookTarget } from "../../deps";
+
+/** What vetting a webhook destination uses. */
+export type DestinationDeps = Pick<CoreDeps, "repos"> & {
+  config: Pick<
+    CoreConfig,
+    | "webhookAllowPrivateNetworks"
+    | "webhookDeniedTargets"
+    | "webhookResolveHost"
+    | "webhookTimeoutMs"
+  >;
+};
 
 /** Why a destination is refused: the class of an address it resolves to, or what it is. */
 export type Refusal = Exclude<AddressClass, "public"> | "control-plane" | "agent-server";
@@ -38,7 +49,10 @@ export function targetOf(url: string | URL): WebhookTarget {
  * between this check and the connection (rebinding) cannot reach anything unchecked.
  * Throws `DnsFailure` when the name does not resolve.
  */
-export async function vetDestination(deps: CoreDeps, target: WebhookTarget): Promise<Verdict> {
+export async function vetDestination(
+  deps: DestinationDeps,
+  target: WebhookTarget,
+): Promise<Verdict> {
   const byName = isIpLiteral(target.host) ? null : classifyName(target.host);
   if (byName && byName !== "public" && !allowed(deps, byName)) {
     return { ok: false, refusal: byName };
@@ -53,11 +67,17 @@ export async function vetDestination(deps: CoreDeps, target: WebhookTarget): Pro
   return { ok: true, addresses };
 }
 
-function allowed(deps: CoreDeps, cls: AddressClass): boolean {
+function allowed(
+  deps: { config: Pick<CoreConfig, "webhookAllowPrivateNetworks"> },
+  cls: AddressClass,
+): boolean {
   return cls === "public" || (deps.config.webhookAllowPrivateNetworks && PRIVATE_CLASSES.has(cls));
 }
 
-export async function resolveHost(deps: CoreDeps, host: string): Promise<string[]> {
+export async function resolveHost(
+  deps: { config: Pick<CoreConfig, "webhookResolveHost" | "webhookTimeoutMs"> },
+  host: string,
+): Promise<string[]> {
   const resolve = deps.config.webhookResolveHost ?? systemResolve;
   let addresses: string[];
   try {
@@ -93,7 +113,9 @@ async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
  * one of them is usually reachable through all.
  */
 async function matchingService(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "repos"> & {
+    config: Pick<CoreConfig, "webhookDeniedTargets" | "webhookResolveHost" | "webhookTimeoutMs">;
+  },
   addresses: string[],
   port: number,
 ): Promise<"control-plane" | "agent-server" | null> {
@@ -110,7 +132,7 @@ async function matchingService(
 }
 
 async function reachesAny(
-  deps: CoreDeps,
+  deps: { config: Pick<CoreConfig, "webhookResolveHost" | "webhookTimeoutMs"> },
   addresses: string[],
   targets: WebhookTarget[],
 ): Promise<boolean> {
@@ -125,7 +147,10 @@ async function reachesAny(
   return false;
 }
 
-async function addressesOf(deps: CoreDeps, host: string): Promise<string[]> {
+async function addressesOf(
+  deps: { config: Pick<CoreConfig, "webhookResolveHost" | "webhookTimeoutMs"> },
+  host: string,
+): Promise<string[]> {
   if (isIpLiteral(host)) return [normalizeAddress(host)];
   if (classifyName(host) === "loopback") return ["127.0.0.1", "::1"];
   try {

@@ -1,5 +1,5 @@
-import type { CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
+import type { DestinationDeps } from "../destination/destination-policy";
 import {
   DnsFailure,
   type Refusal,
@@ -29,7 +29,7 @@ const REASONS: Record<Refusal, string> = {
  * A name that does not resolve now is accepted: DNS may not know it yet, and every connection is
  * checked again anyway (see `checked-connector.ts`).
  */
-export async function assertAllowedDestination(deps: CoreDeps, url: string): Promise<void> {
+export async function assertAllowedDestination(deps: DestinationDeps, url: string): Promise<void> {
   let verdict: Awaited<ReturnType<typeof vetDestination>>;
   try {
     verdict = await vetDestination(deps, targetOf(url));

@@ -1,6 +1,6 @@
 import type { WebhookRow } from "@sandbox-server/db";
 import { findOwnedConversation } from "../../conversations/service/find-conversation";
-import type { CoreDeps } from "../../deps";
+import type { CoreConfig, CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import { newId } from "../../shared/ids";
 import type { CreateWebhookInput } from "../contracts";
@@ -14,7 +14,16 @@ import { generateSecret } from "./sign";
  * cannot pass it).
  */
 export async function createWebhook(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "log" | "now" | "repos" | "transaction"> & {
+    config: Pick<
+      CoreConfig,
+      | "maxWebhooksPerUser"
+      | "webhookAllowPrivateNetworks"
+      | "webhookDeniedTargets"
+      | "webhookResolveHost"
+      | "webhookTimeoutMs"
+    >;
+  },
   ownerId: string,
   input: CreateWebhookInput,
 ): Promise<WebhookRow> {

@@ -4,7 +4,7 @@ import { AppError } from "../../errors";
 
 /** The caller's webhook, or 404 (another user's webhook is indistinguishable). */
 export async function findOwnedWebhook(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "repos">,
   ownerId: string,
   id: string,
 ): Promise<WebhookRow> {

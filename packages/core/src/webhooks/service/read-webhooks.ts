@@ -10,7 +10,7 @@ import {
 import { findOwnedWebhook } from "./find-webhook";
 
 export async function listWebhooks(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "repos">,
   ownerId: string,
   page: { limit: number; page_id?: string | undefined },
 ): Promise<Page<Webhook>> {
@@ -21,13 +21,17 @@ export async function listWebhooks(
   return { items: rows.items.map(toWebhook), nextPageId: rows.nextPageId };
 }
 
-export async function getWebhook(deps: CoreDeps, ownerId: string, id: string): Promise<Webhook> {
+export async function getWebhook(
+  deps: Pick<CoreDeps, "repos">,
+  ownerId: string,
+  id: string,
+): Promise<Webhook> {
   return toWebhook(await findOwnedWebhook(deps, ownerId, id));
 }
 
 /** A webhook's deliveries, newest first: status, attempts and the last error of each. */
 export async function listDeliveries(
-  deps: CoreDeps,
+  deps: Pick<CoreDeps, "repos">,
   ownerId: string,
   input: ListDeliveriesInput,
 ): Promise<Page<WebhookDelivery>> {
