@@ -66,7 +66,7 @@ export class DeliveryWorker {
   private readonly nudge = () => this.schedulePump();
 
   constructor(private readonly deps: CoreDeps) {
-    this.outcomes = new OutcomeWriter(deps);
+    this.outcomes = new OutcomeWriter(deps, () => this.running);
   }
 
   start(): void {
