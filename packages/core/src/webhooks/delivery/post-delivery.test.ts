@@ -42,7 +42,9 @@ describe("one delivery attempt", () => {
   it("ends at its timeout, also while a body keeps coming, and leaves nothing on the stop signal", async () => {
     const stopping = new AbortController();
     const options = { dispatcher, timeoutMs: 300, stopping: stopping.signal, now: Date.now() };
-    expect(await postDelivery(hook("/ok"), row, options)).toEqual({
+    // A loaded machine may take longer than the short timeout for any answer.
+    const patient = { ...options, timeoutMs: 30_000 };
+    expect(await postDelivery(hook("/ok"), row, patient)).toEqual({
       kind: "answered",
       statusCode: 204,
     });
