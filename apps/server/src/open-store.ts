@@ -8,6 +8,7 @@ import {
   SecretsKeyMismatchError,
   SecretUnreadableError,
   type Store,
+  WriteTurns,
 } from "@sandbox-server/db";
 import type { Logger } from "pino";
 import { ConfigError } from "./config-error";
@@ -30,6 +31,8 @@ export interface StoreLocation {
   databaseUrl: string | null;
   sqliteFile: string;
   secretsKey: Uint8Array;
+  /** The SQLite stores' turns at the file's write lock (shared across threads). */
+  writeTurns: SharedArrayBuffer;
 }
 
 export interface OpenedStore {
@@ -47,11 +50,13 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
   const secrets = resolveSecretsKey(options.secretsKey, options.dataDir);
   const secretBox = createSecretBox(secrets.key);
   const sqliteFile = path.join(options.dataDir, "sandbox-server.db");
+  const writeTurns = WriteTurns.buffer();
   try {
     const store = options.databaseUrl
       ? await openPostgres(options.databaseUrl, secretBox, options)
       : createSqliteStore(sqliteFile, {
           secretBox,
+          writeTurns,
           ...(options.migrationsFolder ? { migrationsFolder: options.migrationsFolder } : {}),
         });
     if (secrets.created) {
@@ -61,7 +66,10 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
       );
     }
     const databaseUrl = options.databaseUrl ?? null;
-    return { store, location: { databaseUrl, sqliteFile, secretsKey: secrets.key } };
+    return {
+      store,
+      location: { databaseUrl, sqliteFile, secretsKey: secrets.key, writeTurns },
+    };
   } catch (error) {
     // A key just generated for a database written with another key has encrypted nothing (the
     // store wrote nothing): removed, so the next start tells the same story.
@@ -85,7 +93,13 @@ export function openAttachedStore(location: StoreLocation): Promise<Store> {
       maxConnections: ATTACHED_PG_CONNECTIONS,
     });
   }
-  return Promise.resolve(createSqliteStore(location.sqliteFile, { secretBox, attach: true }));
+  return Promise.resolve(
+    createSqliteStore(location.sqliteFile, {
+      secretBox,
+      attach: true,
+      writeTurns: location.writeTurns,
+    }),
+  );
 }
 
 async function openPostgres(

@@ -84,7 +84,7 @@ export class DeliveryWorker {
       >;
     },
   ) {
-    this.outcomes = new OutcomeWriter(deps);
+    this.outcomes = new OutcomeWriter(deps, () => this.running);
   }
 
   start(): void {

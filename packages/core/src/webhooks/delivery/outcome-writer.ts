@@ -1,10 +1,15 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { DeliveryOutcome } from "@sandbox-server/db";
+import { errorMessage } from "@sandbox-server/runtime/error-message";
 import type { CoreDeps } from "../../deps";
 
-/** Tries of one batch, waiting 50 ms, then twice as long each time, in between. */
-const TRIES = 5;
+/** Pause before a batch's next try: 50 ms, doubling, at most 1 s. */
 const FIRST_RETRY_MS = 50;
+const MAX_RETRY_MS = 1_000;
+/** Tries of a batch once the worker stops; while it runs, a batch is tried until it is stored. */
+const TRIES_STOPPING = 5;
+/** A failing batch is logged at its first failed try and every this many after. */
+const LOG_EVERY = 5;
 
 interface Waiting {
   outcomes: DeliveryOutcome[];
@@ -15,14 +20,20 @@ interface Waiting {
  * Writes attempts' outcomes for the delivery worker, one statement for whatever came in while the
  * last write ran: the bookkeeping costs a write per batch, not per delivery, which is what lets
  * deliveries keep up with a stream of events (on SQLite, each write also waits for the ingest
- * worker's lock). A failed write is tried again a few times; if it still fails, its rows keep
- * their claims until these expire and are then sent again (at-least-once).
+ * worker's lock). While the worker runs (`running`), a failed write is tried again until it is
+ * stored: the runs waiting for it keep their slots, so their heads are not due to this worker
+ * meanwhile, and nothing already delivered is sent again because its outcome came late. Once the
+ * worker stops, a batch gets a few more tries; if it still fails, its rows keep their claims until
+ * these expire and are then sent again (at-least-once).
  */
 export class OutcomeWriter {
   private waiting: Waiting[] = [];
   private writing = false;
 
-  constructor(private readonly deps: Pick<CoreDeps, "repos" | "replicaId">) {}
+  constructor(
+    private readonly deps: Pick<CoreDeps, "repos" | "replicaId" | "log">,
+    private readonly running: () => boolean,
+  ) {}
 
   /** Resolves once `outcomes` are stored; rejects when their batch could not be. */
   write(outcomes: DeliveryOutcome[]): Promise<void> {
@@ -50,8 +61,17 @@ export class OutcomeWriter {
   /** Undefined when stored, else the last error. */
   private async store(outcomes: DeliveryOutcome[]): Promise<unknown> {
     let error: unknown;
-    for (let tried = 0; tried < TRIES; tried++) {
-      if (tried > 0) await sleep(FIRST_RETRY_MS * 2 ** (tried - 1));
+    for (let tried = 0; ; tried++) {
+      if (tried > 0) {
+        if (!this.running() && tried >= TRIES_STOPPING) return error;
+        if (tried % LOG_EVERY === 1) {
+          this.deps.log.warn(
+            { outcomes: outcomes.length, tried, reason: errorMessage(error) },
+            "recording webhook outcomes failed; trying again",
+          );
+        }
+        await sleep(Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (tried - 1)));
+      }
       try {
         await this.deps.repos.webhookDeliveries.recordOutcomes(outcomes, this.deps.replicaId);
         return undefined;
@@ -59,6 +79,5 @@ export class OutcomeWriter {
         error = caught ?? new Error("recording webhook outcomes failed");
       }
     }
-    return error;
   }
 }

@@ -24,6 +24,11 @@ export interface PostOptions {
  * One attempt: POSTs the delivery's payload, signed in the Standard Webhooks format, to the
  * webhook's URL through `dispatcher` (whose connector vets every destination). Credentials in the
  * URL go as Basic authentication.
+ *
+ * The attempt's own controller ends it at `timeoutMs` or when the worker stops; its timer and its
+ * listener on `stopping` go when the attempt does. (`AbortSignal.any` with the worker's long-lived
+ * signal would leave an entry per attempt in that signal for as long as the worker runs, and
+ * `AbortSignal.timeout` a live timer per attempt for the whole timeout.)
  */
 export async function postDelivery(
   hook: WebhookRow,
@@ -31,6 +36,14 @@ export async function postDelivery(
   options: PostOptions,
 ): Promise<Outcome> {
   const timestamp = String(Math.floor(options.now / 1000));
+  const attempt = new AbortController();
+  const abort = () => attempt.abort();
+  const timer = setTimeout(
+    () => attempt.abort(new DOMException("the receiver did not answer in time", "TimeoutError")),
+    options.timeoutMs,
+  );
+  options.stopping.addEventListener("abort", abort);
+  if (options.stopping.aborted) abort();
   try {
     const { url, authorization } = splitCredentials(hook.url);
     const response = await request(url, {
@@ -48,12 +61,15 @@ export async function postDelivery(
       body: row.payload,
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
-      signal: AbortSignal.any([options.stopping, AbortSignal.timeout(options.timeoutMs)]),
+      signal: attempt.signal,
     });
     await response.body.dump().catch(() => undefined);
     return { kind: "answered", statusCode: response.statusCode };
   } catch (error) {
     if (options.stopping.aborted) return { kind: "interrupted" };
     return { kind: "failed", category: categorizeError(error) };
+  } finally {
+    clearTimeout(timer);
+    options.stopping.removeEventListener("abort", abort);
   }
 }
