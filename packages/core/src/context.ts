@@ -1,8 +1,8 @@
 import type { User } from "@sandbox-server/db";
+import { findUserByKeyHash, presentedKeyHash } from "./auth/api-keys";
 import type { CoreDeps } from "./deps";
 import type { IdempotencyState } from "./idempotency/key";
 import type { Logger } from "./logger";
-import { findUserByKeyHash, presentedKeyHash } from "./users/api-keys";
 
 export interface Context {
   deps: CoreDeps;

@@ -3,17 +3,17 @@ import type { Repositories, StoreNotices, User } from "@sandbox-server/db";
 import type { OperatorEgressPolicy } from "@sandbox-server/egress";
 import type { SandboxRuntime } from "@sandbox-server/runtime";
 import type { AgentServerClient } from "./agent-client";
-import type { SendMessageTargets } from "./conversations/service/send-message-targets";
 import type { CoreEventMap } from "./core-events";
-import type { InFlightCreates } from "./idempotency/in-flight";
 import type { Logger } from "./logger";
 import type { CoreMetrics } from "./metrics";
 import type { SandboxLocks } from "./replicas/sandbox-locks";
-import type { SandboxActivity } from "./sandboxes/activity";
-import type { ForwardGate } from "./sandboxes/forward-gate";
-import type { PortUrlSigner } from "./sandboxes/ports/port-urls";
-import type { WarmPoolState } from "./sandboxes/warm-pool/warm-pool-state";
 import type { RememberedReads } from "./shared/remembered-reads";
+import type { SandboxActivity } from "./state/activity";
+import type { ForwardGate } from "./state/forward-gate";
+import type { InFlightCreates } from "./state/in-flight";
+import type { PortUrlSigner } from "./state/port-urls";
+import type { SendMessageTargets } from "./state/send-message-targets";
+import type { WarmPoolState } from "./state/warm-pool-state";
 
 export interface CoreConfig {
   /** How long a sandbox may take from STARTING to RUNNING before it is ERROR. */

@@ -1,5 +1,6 @@
 export * from "@sandbox-server/agent-contracts";
 export * from "./agent-client";
+export { hashApiKey } from "./auth/api-keys";
 export * from "./context";
 export * from "./core-events";
 export * from "./create-core";
@@ -16,15 +17,14 @@ export * from "./router";
 export { defaultMaxRunningSandboxes } from "./sandboxes/default-limit";
 export { type OpenedPort, openPortForHost } from "./sandboxes/ports/open-port";
 export { type PortPath, PortRoutes } from "./sandboxes/ports/port-routes";
+export { MAX_INPUT_DEPTH, nestsDeeperThan } from "./shared/json-depth";
 export {
   DEFAULT_PORT_URL_TTL_S,
   MAX_PORT_URL_TTL_S,
   type PortUrlSigner,
   parsePortHost,
-} from "./sandboxes/ports/port-urls";
-export { MAX_INPUT_DEPTH, nestsDeeperThan } from "./shared/json-depth";
+} from "./state/port-urls";
 export type { Meta } from "./trpc";
-export { hashApiKey } from "./users/api-keys";
 export { bootstrapAdmin } from "./users/bootstrap-admin";
 export { type WebhookPayload, webhookEventKinds } from "./webhooks/contracts";
 export type { DeliveryWorker } from "./webhooks/delivery/delivery-worker";

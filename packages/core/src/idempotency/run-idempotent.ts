@@ -1,6 +1,7 @@
 import type { User } from "@sandbox-server/db";
 import type { CoreDeps } from "../deps";
 import { AppError } from "../errors";
+import { waitForCreate } from "../state/in-flight";
 import {
   type CreateBoundConfig,
   claimKey,
@@ -8,7 +9,6 @@ import {
   createBoundMs,
   releaseClaim,
 } from "./claim";
-import { waitForCreate } from "./in-flight";
 import { checkIdempotencyKey, type IdempotencyState } from "./key";
 import { requestHash } from "./request-hash";
 

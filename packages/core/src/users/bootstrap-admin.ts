@@ -1,6 +1,6 @@
 import type { Repositories } from "@sandbox-server/db";
+import { hashApiKey, issueApiKey } from "../auth/api-keys";
 import type { CoreDeps } from "../deps";
-import { hashApiKey, issueApiKey } from "./api-keys";
 
 /** The user behind the first admin key and ADMIN_API_KEY. */
 const ADMIN_ID = "usr_admin";

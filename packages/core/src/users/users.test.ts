@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectAppError, expectValidationError } from "../../test/expect-error";
 import { ADMIN_KEY, createTestCore, type TestCore, type TestUser } from "../../test/harness";
 import { waitForStatus } from "../../test/wait";
-import { hashApiKey } from "./api-keys";
+import { hashApiKey } from "../auth/api-keys";
 import { bootstrapAdmin } from "./bootstrap-admin";
 import { MAX_LIVE_KEYS } from "./procedures/create-api-key";
 

@@ -2,8 +2,8 @@ import type { SandboxRow } from "@sandbox-server/db";
 import { agentErrorDetail } from "../../agent-client";
 import type { CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
+import type { SendMessageTargets } from "../../state/send-message-targets";
 import type { AppSendMessageResponse } from "../contracts";
-import type { SendMessageTargets } from "./send-message-targets";
 
 const NOT_RUNNING = new Set(["PAUSED", "STARTING", "STOPPING"]);
 

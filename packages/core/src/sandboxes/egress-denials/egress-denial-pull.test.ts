@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { silentLogger } from "../../logger";
-import { SandboxActivity } from "../activity";
+import { SandboxActivity } from "../../state/activity";
 import { EgressDenialPuller } from "./egress-denial-pull";
 
 const INTERVAL = 1_000;

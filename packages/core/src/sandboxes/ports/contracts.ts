@@ -1,6 +1,6 @@
 import type { SandboxPortAccess } from "@sandbox-server/db";
 import { z } from "zod";
-import { DEFAULT_PORT_URL_TTL_S, MAX_PORT_URL_TTL_S } from "./port-urls";
+import { DEFAULT_PORT_URL_TTL_S, MAX_PORT_URL_TTL_S } from "../../state/port-urls";
 
 const Port = z.coerce.number().int().min(1).max(65535);
 

@@ -1,8 +1,8 @@
 import type { SandboxRow } from "@sandbox-server/db";
 import type { CoreDeps } from "../../deps";
 import { iso } from "../../shared/time";
+import { DEFAULT_PORT_URL_TTL_S, hasPortUrls, signPortUrl } from "../../state/port-urls";
 import type { SandboxPortUrl } from "./contracts";
-import { DEFAULT_PORT_URL_TTL_S, hasPortUrls, signPortUrl } from "./port-urls";
 
 type SignDeps = Pick<CoreDeps, "portUrls" | "now">;
 

@@ -1,9 +1,9 @@
 import type { Socket } from "node:net";
 import type { CoreConfig, CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
+import { parsePortHost, tokenMatches } from "../../state/port-urls";
 import { resumeSandbox } from "../service/resume-sandbox";
 import { connectPort, type PortPath, type PortRoutes } from "./port-routes";
-import { parsePortHost, tokenMatches } from "./port-urls";
 
 export interface OpenedPort {
   sandboxId: string;

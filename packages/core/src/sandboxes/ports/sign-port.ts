@@ -1,10 +1,10 @@
 import type { SandboxRow } from "@sandbox-server/db";
 import type { CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
+import { hasPortUrls } from "../../state/port-urls";
 import { findOwnedSandbox } from "../service/status";
 import type { SandboxPortUrl } from "./contracts";
 import { portUrl } from "./declared-urls";
-import { hasPortUrls } from "./port-urls";
 
 /** A signed URL to `port` of the caller's sandbox, working for `ttlS` seconds from now. */
 export async function signSandboxPort(

@@ -1,8 +1,8 @@
+import { issueApiKeyRow } from "../../auth/api-keys";
 import { AppError, HttpStatus } from "../../errors";
 import { rest } from "../../shared/rest";
 import { authedProcedure } from "../../trpc";
 import { apiKeyOut } from "../api-key-out";
-import { issueApiKeyRow } from "../api-keys";
 import { CreateApiKeyInput, CreatedApiKey } from "../contracts";
 
 /** Live keys one user may hold; enough for every machine and rotation, not for a runaway script. */

@@ -1,8 +1,8 @@
+import { issueApiKey } from "../../auth/api-keys";
 import { AppError, HttpStatus } from "../../errors";
 import { newId } from "../../shared/ids";
 import { rest } from "../../shared/rest";
 import { adminProcedure } from "../../trpc";
-import { issueApiKey } from "../api-keys";
 import { CreatedUser, CreateUserInput } from "../contracts";
 import { userOut } from "../user-out";
 

@@ -1,6 +1,6 @@
+import { revokeApiKey as revokeApiKeyVerb } from "../../auth/api-keys";
 import { rest } from "../../shared/rest";
 import { authedProcedure } from "../../trpc";
-import { revokeApiKey as revokeApiKeyVerb } from "../api-keys";
 import { ApiKeyIdInput, RevokedApiKey } from "../contracts";
 
 export const revokeApiKey = authedProcedure

@@ -1,9 +1,9 @@
 import type { SandboxRow, User } from "@sandbox-server/db";
+import { forgetUserKeys } from "../../auth/api-keys";
 import type { CoreConfig, CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import { deleteSandbox } from "../../sandboxes/service/delete-sandbox";
 import { pauseSandbox } from "../../sandboxes/service/pause-sandbox";
-import { forgetUserKeys } from "../api-keys";
 
 /** A user an admin may act on: exists, not deleted, and not the admin themself. */
 async function findManagedUser(

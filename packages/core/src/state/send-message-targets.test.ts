@@ -1,9 +1,9 @@
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectAppError } from "../../../test/expect-error";
-import { createTestCore, type TestCore, type TestUser } from "../../../test/harness";
-import type { AppConversation } from "../contracts";
+import { expectAppError } from "../../test/expect-error";
+import { createTestCore, type TestCore, type TestUser } from "../../test/harness";
+import type { AppConversation } from "../conversations/contracts";
 
 // What send-message remembers (the conversation and its RUNNING sandbox) never answers wrong:
 // moves made here are seen at once, a remembered agent server that is gone is found out on the

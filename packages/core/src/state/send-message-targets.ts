@@ -1,7 +1,7 @@
 import type { EventEmitter } from "node:events";
 import type { ConversationRow, Repositories, SandboxRow } from "@sandbox-server/db";
-import type { CoreEventMap } from "../../core-events";
-import { RememberedReads } from "../../shared/remembered-reads";
+import type { CoreEventMap } from "../core-events";
+import { RememberedReads } from "../shared/remembered-reads";
 
 /**
  * How long a remembered row answers for the store. Changes this process makes are seen at once

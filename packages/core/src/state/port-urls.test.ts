@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { newId } from "../../shared/ids";
+import { newId } from "../shared/ids";
 import { type PortUrlSigner, parsePortHost, signPortUrl, tokenMatches } from "./port-urls";
 
 const signer = (over: Partial<PortUrlSigner> = {}): PortUrlSigner => ({
