@@ -18,9 +18,9 @@ type WaitAsync = (
 const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync;
 
 /** Longest a store lets another have the next turn before it goes ahead anyway. */
-const YIELD_MS = 50;
+const YIELD_MS = 5;
 /** Longest a store waits for another's turn to end before it tries the lock (SQLite decides). */
-const HOLD_WAIT_MS = 100;
+const HOLD_WAIT_MS = 20;
 
 /**
  * Turns at a SQLite file's write lock for the stores of one process (the main thread's and the
