@@ -7,7 +7,7 @@ import {
 } from "@sandbox-server/egress";
 import type { UsableNetns } from "./detect-netns";
 import { EGRESS_TABLE } from "./egress-ruleset";
-import { listSet } from "./sandbox-network";
+import { listSets } from "./sandbox-network";
 
 /** A destination the ruleset refused recently, with how many packets it refused. */
 export interface RefusedDestination {
@@ -18,30 +18,34 @@ export interface RefusedDestination {
 
 /**
  * The destinations the namespace's ruleset refused in the last ten minutes (its `refused4` and
- * `refused6` sets, address . port with a packet counter each). Read on demand: one `nft` call.
+ * `refused6` sets, address . port with a packet counter each). Read on demand: one `nft` call
+ * for both sets (each is a fork of the control plane, which a busy pull pays per sandbox).
  */
 export async function readRefused(
   tools: UsableNetns,
   netns: string,
 ): Promise<RefusedDestination[]> {
   const found: RefusedDestination[] = [];
-  for (const set of ["refused4", "refused6"]) {
-    const text = await listSet(tools, netns, EGRESS_TABLE, set);
-    const parsed = JSON.parse(text) as { nftables?: { set?: { elem?: unknown[] } }[] };
-    for (const entry of parsed.nftables ?? []) {
-      for (const item of entry.set?.elem ?? []) {
-        const elem = (
-          item as { elem?: { val?: { concat?: [string, number] }; counter?: { packets?: number } } }
-        ).elem;
-        const [address, port] = elem?.val?.concat ?? [];
-        if (typeof address === "string" && typeof port === "number") {
-          found.push({ address, port, packets: elem?.counter?.packets ?? 1 });
-        }
+  const parsed = JSON.parse(await listSets(tools, netns)) as {
+    nftables?: { set?: { table?: string; name?: string; elem?: unknown[] } }[];
+  };
+  for (const entry of parsed.nftables ?? []) {
+    const set = entry.set;
+    if (set?.table !== EGRESS_TABLE || !REFUSED_SETS.has(set.name ?? "")) continue;
+    for (const item of set.elem ?? []) {
+      const elem = (
+        item as { elem?: { val?: { concat?: [string, number] }; counter?: { packets?: number } } }
+      ).elem;
+      const [address, port] = elem?.val?.concat ?? [];
+      if (typeof address === "string" && typeof port === "number") {
+        found.push({ address, port, packets: elem?.counter?.packets ?? 1 });
       }
     }
   }
   return found;
 }
+
+const REFUSED_SETS = new Set(["refused4", "refused6"]);
 
 /** Which of the policy's rules refused a connection to this address (EgressDecision's order). */
 export function refusingRule(address: string, policy: SandboxEgressPolicy): string {

@@ -76,6 +76,16 @@ export async function listSet(
   );
 }
 
+/** Every set of the namespace's `inet` tables with its elements, as `nft -j` prints them: one call. */
+export async function listSets(tools: UsableNetns, name: string): Promise<string> {
+  return runWithInput(
+    tools.nsenter,
+    [`--net=${netnsPathOf(name)}`, tools.nft, "-j", "list", "sets", "inet"],
+    "",
+    tools,
+  );
+}
+
 /** Removes the namespace (its ruleset goes with it). Succeeds when it is already gone. */
 export async function removeNetns(tools: UsableNetns, name: string): Promise<void> {
   await runWithInput(
