@@ -8,7 +8,6 @@ import {
   SecretsKeyMismatchError,
   SecretUnreadableError,
   type Store,
-  WriteTurns,
 } from "@sandbox-server/db";
 import type { Logger } from "pino";
 import { ConfigError } from "./config-error";
@@ -31,8 +30,6 @@ export interface StoreLocation {
   databaseUrl: string | null;
   sqliteFile: string;
   secretsKey: Uint8Array;
-  /** The SQLite stores' turns at the file's write lock (shared across threads). */
-  writeTurns: SharedArrayBuffer;
 }
 
 export interface OpenedStore {
@@ -50,13 +47,11 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
   const secrets = resolveSecretsKey(options.secretsKey, options.dataDir);
   const secretBox = createSecretBox(secrets.key);
   const sqliteFile = path.join(options.dataDir, "sandbox-server.db");
-  const writeTurns = WriteTurns.buffer();
   try {
     const store = options.databaseUrl
       ? await openPostgres(options.databaseUrl, secretBox, options)
       : createSqliteStore(sqliteFile, {
           secretBox,
-          writeTurns,
           ...(options.migrationsFolder ? { migrationsFolder: options.migrationsFolder } : {}),
         });
     if (secrets.created) {
@@ -66,10 +61,7 @@ export async function openStore(options: OpenStoreOptions): Promise<OpenedStore>
       );
     }
     const databaseUrl = options.databaseUrl ?? null;
-    return {
-      store,
-      location: { databaseUrl, sqliteFile, secretsKey: secrets.key, writeTurns },
-    };
+    return { store, location: { databaseUrl, sqliteFile, secretsKey: secrets.key } };
   } catch (error) {
     // A key just generated for a database written with another key has encrypted nothing (the
     // store wrote nothing): removed, so the next start tells the same story.
@@ -93,13 +85,7 @@ export function openAttachedStore(location: StoreLocation): Promise<Store> {
       maxConnections: ATTACHED_PG_CONNECTIONS,
     });
   }
-  return Promise.resolve(
-    createSqliteStore(location.sqliteFile, {
-      secretBox,
-      attach: true,
-      writeTurns: location.writeTurns,
-    }),
-  );
+  return Promise.resolve(createSqliteStore(location.sqliteFile, { secretBox, attach: true }));
 }
 
 async function openPostgres(

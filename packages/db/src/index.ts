@@ -26,4 +26,3 @@ export {
   DEFAULT_BUSY_TIMEOUT_MS,
   type SqliteStoreOptions,
 } from "./sqlite/sqlite-store";
-export { WriteTurns } from "./sqlite/write-turns";

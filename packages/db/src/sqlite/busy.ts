@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { StoreBusyError } from "../port/store";
-import type { WriteTurns } from "./write-turns";
 
 /** First and longest pause between two attempts on a locked database. */
 const FIRST_RETRY_DELAY_MS = 5;
@@ -24,25 +23,21 @@ export function busyError(cause?: unknown): StoreBusyError {
 /**
  * Runs `attempt` until it does not fail with SQLITE_BUSY, waiting between
  * attempts on timers (5 ms, doubling, at most 100 ms) so the event loop keeps serving everything
- * else; with `turns`, a wait ends early when another store of the process releases the lock.
- * Past `deadline` (a `performance.now()` time) it gives up with `StoreBusyError`.
+ * else. Past `deadline` (a `performance.now()` time) it gives up with `StoreBusyError`.
  */
 export async function retryWhileBusy<T>(
   attempt: () => T | Promise<T>,
   deadline: number,
-  turns?: WriteTurns,
 ): Promise<T> {
   let delay = FIRST_RETRY_DELAY_MS;
   for (;;) {
-    const releases = turns?.releases() ?? 0;
     try {
       return await attempt();
     } catch (error) {
       if (!isBusy(error)) throw error;
       const left = deadline - performance.now();
       if (left <= 0) throw busyError(error);
-      const pause = Math.min(delay, left);
-      await (turns ? turns.untilRelease(releases, pause) : sleep(pause));
+      await sleep(Math.min(delay, left));
       delay = Math.min(delay * 2, MAX_RETRY_DELAY_MS);
     }
   }

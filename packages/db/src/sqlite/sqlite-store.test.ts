@@ -14,7 +14,6 @@ import { type Store, StoreBusyError } from "../port/store";
 import type { Repositories } from "../repositories";
 import { createSecretBox } from "../secrets/secret-box";
 import { createSqliteStore } from "./sqlite-store";
-import { WriteTurns } from "./write-turns";
 
 const holdWriteLock = fileURLToPath(new URL("./test/hold-write-lock.mjs", import.meta.url));
 
@@ -197,52 +196,6 @@ describe("an attached store (another thread's connection to the same file)", () 
       }),
     ).toThrow();
     expect(existsSync(path.join(dir, "missing.db"))).toBe(false);
-  });
-});
-
-describe("stores of one process taking turns at the write lock", () => {
-  /**
-   * The attached store holds a transaction open; the first store's write finds the file locked
-   * and waits; the attached store queues another transaction. Answers what ran first once the
-   * held one ends: the waiting write or the attached store's next transaction.
-   */
-  async function afterHeldTransaction(writeTurns?: SharedArrayBuffer): Promise<string[]> {
-    const first = createSqliteStore(file, { secretBox: createSecretBox(key), writeTurns });
-    stores.push(first);
-    await withUser(first);
-    const attached = createSqliteStore(file, {
-      secretBox: createSecretBox(key),
-      attach: true,
-      writeTurns,
-    });
-    stores.push(attached);
-    const order: string[] = [];
-    const held = gate();
-    const entered = gate();
-    const firstTransaction = attached.transaction(async (tx) => {
-      await tx.sandboxes.insert(sandbox("sb_held"));
-      entered.open();
-      await held.opened;
-    });
-    await entered.opened;
-    const waiting = first.sandboxes.insert(sandbox("sb_waiting")).then(() => order.push("write"));
-    const next = attached.transaction(async (tx) => {
-      order.push("next transaction");
-      await tx.sandboxes.insert(sandbox("sb_next"));
-    });
-    // The write has found the lock taken (its first try runs before the loop turns).
-    await new Promise((resolve) => setImmediate(resolve));
-    held.open();
-    await Promise.all([firstTransaction, waiting, next]);
-    return order;
-  }
-
-  it("without turns, a store that just committed begins again before the waiting write", async () => {
-    expect(await afterHeldTransaction()).toEqual(["next transaction", "write"]);
-  });
-
-  it("with turns, the waiting write goes before the next transaction of the store that held the lock", async () => {
-    expect(await afterHeldTransaction(WriteTurns.buffer())).toEqual(["write", "next transaction"]);
   });
 });
 

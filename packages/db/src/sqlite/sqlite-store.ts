@@ -16,7 +16,6 @@ import { type CreateDbOptions, createDb, type Db, openReadConnection } from "./c
 import { Mutex } from "./mutex";
 import { sealStoredSecrets } from "./seal-stored-secrets";
 import { startWalCheckpointer } from "./wal-checkpointer";
-import { WriteTurns } from "./write-turns";
 
 export interface SqliteStoreOptions {
   /**
@@ -42,11 +41,6 @@ export interface SqliteStoreOptions {
    * migrations, no sealing, no checkpoints of its own — the first store does those.
    */
   attach?: boolean;
-  /**
-   * Shared with the other stores of this process over the same file (`WriteTurns.buffer()`, passed
-   * to a worker thread): their writes take turns at the file's lock instead of racing for it.
-   */
-  writeTurns?: SharedArrayBuffer;
   /** The leases' clock in epoch milliseconds (tests move a fake one). Default `Date.now`. */
   now?: () => number;
 }
@@ -97,7 +91,6 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions): St
   const commit = writer.sqlite.prepare("COMMIT");
   const rollback = writer.sqlite.prepare("ROLLBACK");
   const mutex = new Mutex();
-  const turns = options.writeTurns ? new WriteTurns(options.writeTurns) : undefined;
   const deadline = () => performance.now() + busyRetryMs;
   const lockTimeout = () => busyError();
 
@@ -109,10 +102,8 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions): St
     const until = deadline();
     await mutex.acquire(until, lockTimeout);
     try {
-      await turns?.want();
-      return await retryWhileBusy(() => op(writeQuery), until, turns);
+      return await retryWhileBusy(() => op(writeQuery), until);
     } finally {
-      turns?.done();
       mutex.release();
     }
   }
@@ -138,8 +129,7 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions): St
     const until = deadline();
     await mutex.acquire(until, lockTimeout);
     try {
-      await turns?.want();
-      await retryWhileBusy(() => begin.run(), until, turns);
+      await retryWhileBusy(() => begin.run(), until);
       const scope = { open: true };
       let result: T;
       try {
@@ -164,7 +154,6 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions): St
       }
       return result;
     } finally {
-      turns?.done();
       mutex.release();
     }
   }
