@@ -39,16 +39,19 @@ async function readyOnRuntime(cp: ControlPlane, runtime: RuntimeKind): Promise<s
 }
 
 /**
- * Whether the agent server of a process sandbox answers /health on its port. Someone listening
- * there is not enough: in a network namespace the port is the forwarder's from the start.
+ * Whether the agent server of a process sandbox answers /health at its address (the sandbox's
+ * veth address, or the host's loopback where a forwarder holds the port from the start, so
+ * someone listening there is not enough).
  */
 async function agentServerAnswers(dir: string): Promise<boolean> {
   try {
     const state = JSON.parse(readFileSync(path.join(dir, "sandbox.json"), "utf8")) as {
       port?: number;
+      network?: { address?: string } | null;
     };
     if (typeof state.port !== "number") return false;
-    const res = await fetch(`http://127.0.0.1:${state.port}/health`, {
+    const host = state.network?.address ?? "127.0.0.1";
+    const res = await fetch(`http://${host}:${state.port}/health`, {
       signal: AbortSignal.timeout(1000),
     });
     await res.arrayBuffer();
