@@ -3,7 +3,7 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
 // @ts-expect-error -- a plain .mjs module of this package (the build's options), no types.
-import { bundleOptions } from "../bundle.";
+import { bundleOptions } from "../bundle.mjs";
 
 let bundled: Promise<URL> | null = null;
 

@@ -4,9 +4,9 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import { afterAll, describe, expect, it } from "vitest";
 // @ts-expect-error -- a plain .mjs module of this package (the build's options), no types.
-import { bundleOptions } from "../bundle.";
+import { bundleOptions } from "../bundle.mjs";
 // @ts-expect-error -- as above.
-import { NATIVE_SPREAD } from "../native-spread.";
+import { NATIVE_SPREAD } from "../native-spread.mjs";
 
 const cache = fileURLToPath(new URL("../node_modules/.cache", import.meta.url));
 mkdirSync(cache, { recursive: true });
