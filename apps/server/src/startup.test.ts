@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { detectNetns, poolPrefixOf } from "@sandbox-server/runtime";
+import { detectNetns, NETNS_POOL_SIZE, poolPrefixOf } from "@sandbox-server/runtime";
 import { afterAll, describe, expect, it } from "vitest";
 
 // The built control plane (turbo builds it before tests), started as `npm start` starts it.
@@ -228,14 +228,14 @@ describe("the warm network namespace pool", () => {
       const env = baseEnv({ SANDBOX_RUNTIME: "process" });
       const dataDir = env.DATA_DIR ?? "";
       const first = start(env);
-      await expect.poll(() => pooled(dataDir).length, { timeout: 30_000 }).toBe(2);
+      await expect.poll(() => pooled(dataDir).length, { timeout: 30_000 }).toBe(NETNS_POOL_SIZE);
       first.child.kill("SIGTERM");
       expect(await first.exited).toEqual([0, null]);
       expect(pooled(dataDir)).toEqual([]);
 
       // Killed: nothing runs its close, its pool stays...
       const killed = start(env);
-      await expect.poll(() => pooled(dataDir).length, { timeout: 30_000 }).toBe(2);
+      await expect.poll(() => pooled(dataDir).length, { timeout: 30_000 }).toBe(NETNS_POOL_SIZE);
       const left = pooled(dataDir);
       killed.child.kill("SIGKILL");
       await killed.exited;

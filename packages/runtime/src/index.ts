@@ -10,7 +10,7 @@ export {
 } from "./process/isolation/detect-bwrap";
 export { type CgroupSupport, detectCgroups } from "./process/isolation/detect-cgroups";
 export { detectNetns } from "./process/network/detect-netns";
-export { poolPrefixOf } from "./process/network/netns-pool";
+export { POOL_SIZE as NETNS_POOL_SIZE, poolPrefixOf } from "./process/network/netns-pool";
 export { hostAddressOf } from "./process/network/veth-link";
 export * from "./process/process-runtime";
 export { findSandboxProcesses } from "./process/sandbox-processes";
