@@ -5,10 +5,13 @@ import { agentErrorDetail } from "../../agent-client";
 import type { CoreConfig, CoreDeps } from "../../deps";
 import { AppError, HttpStatus } from "../../errors";
 import { completeClaim } from "../../idempotency/claim";
-import type { LifetimeConfig } from "../../sandboxes/lifetime/policy";
 import type { RemoveLockedSandboxDeps } from "../../sandboxes/service/delete-sandbox";
 import { removeSandbox } from "../../sandboxes/service/delete-sandbox";
-import { type SandboxLink, startSandbox } from "../../sandboxes/service/start-sandbox";
+import {
+  type SandboxLink,
+  type StartSandboxDeps,
+  startSandbox,
+} from "../../sandboxes/service/start-sandbox";
 import type { SandboxMoveDeps } from "../../sandboxes/service/status";
 import { findOwnedSandbox, waitWhileStarting } from "../../sandboxes/service/status";
 import { toAppConversation } from "../contracts";
@@ -57,6 +60,11 @@ function acceptedRequest(id: string, input: CreateConversationInput): Record<str
   };
 }
 
+/** What starting a conversation uses: its sandbox's start, and how long the whole may take. */
+type ConversationStartDeps = StartSandboxDeps & {
+  config: Pick<CoreConfig, "conversationStartTimeoutMs">;
+};
+
 /**
  * Creates a conversation in a new sandbox (or an existing one of the caller's), waiting — bounded —
  * until the sandbox is RUNNING and the agent server holds the conversation under the same id.
@@ -66,32 +74,7 @@ function acceptedRequest(id: string, input: CreateConversationInput): Record<str
  * conversation is removed again.
  */
 export async function createConversation(
-  deps: Pick<
-    CoreDeps,
-    | "activity"
-    | "agents"
-    | "events"
-    | "locks"
-    | "log"
-    | "now"
-    | "portUrls"
-    | "replicaId"
-    | "repos"
-    | "runtime"
-    | "transaction"
-    | "warmPool"
-  > & {
-    config: Pick<
-      CoreConfig,
-      | "conversationStartTimeoutMs"
-      | "defaultSpecId"
-      | "maxRunningSandboxes"
-      | "operatorEgress"
-      | "sandboxStartTimeoutMs"
-      | "warmPoolSize"
-    > &
-      LifetimeConfig;
-  },
+  deps: ConversationStartDeps & Pick<CoreDeps, "replicaId">,
   ownerId: string,
   input: CreateConversationInput,
   onTask: StartTaskListener = () => undefined,
@@ -113,31 +96,7 @@ export async function createConversation(
 }
 
 async function startConversation(
-  deps: Pick<
-    CoreDeps,
-    | "activity"
-    | "agents"
-    | "events"
-    | "locks"
-    | "log"
-    | "now"
-    | "portUrls"
-    | "repos"
-    | "runtime"
-    | "transaction"
-    | "warmPool"
-  > & {
-    config: Pick<
-      CoreConfig,
-      | "conversationStartTimeoutMs"
-      | "defaultSpecId"
-      | "maxRunningSandboxes"
-      | "operatorEgress"
-      | "sandboxStartTimeoutMs"
-      | "warmPoolSize"
-    > &
-      LifetimeConfig;
-  },
+  deps: ConversationStartDeps,
   ownerId: string,
   id: string,
   input: CreateConversationInput,

@@ -1,7 +1,7 @@
 import type { ConversationRow, SandboxRow } from "@sandbox-server/db";
 import { errorMessage } from "@sandbox-server/runtime/error-message";
 import type { CoreConfig, CoreDeps } from "../../deps";
-import { deleteSandbox } from "../../sandboxes/service/delete-sandbox";
+import { type DeleteSandboxDeps, deleteSandbox } from "../../sandboxes/service/delete-sandbox";
 import { findOwnedConversation } from "./find-conversation";
 
 /**
@@ -49,19 +49,7 @@ async function deleteOnAgentServer(
  * the creates.
  */
 export async function deleteConversation(
-  deps: Pick<
-    CoreDeps,
-    | "activity"
-    | "agents"
-    | "events"
-    | "forwards"
-    | "locks"
-    | "log"
-    | "now"
-    | "repos"
-    | "runtime"
-    | "transaction"
-  > & { config: Pick<CoreConfig, "agentRequestTimeoutMs" | "statusProbeTimeoutMs"> },
+  deps: DeleteSandboxDeps & { config: Pick<CoreConfig, "statusProbeTimeoutMs"> },
   ownerId: string,
   id: string,
 ): Promise<void> {

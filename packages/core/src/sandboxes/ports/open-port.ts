@@ -1,8 +1,9 @@
 import type { Socket } from "node:net";
-import type { CoreConfig, CoreDeps } from "../../deps";
+import type { CoreConfig } from "../../deps";
 import { AppError } from "../../errors";
 import { parsePortHost, tokenMatches } from "../../state/port-urls";
 import { resumeSandbox } from "../service/resume-sandbox";
+import type { SandboxLaunchDeps } from "../service/start-sandbox";
 import { connectPort, type PortPath, type PortRoutes } from "./port-routes";
 
 export interface OpenedPort {
@@ -24,20 +25,7 @@ export interface OpenedPort {
  * which way each port was reached (see `connectPort`).
  */
 export async function openPortForHost(
-  deps: Pick<
-    CoreDeps,
-    | "activity"
-    | "agents"
-    | "events"
-    | "locks"
-    | "log"
-    | "now"
-    | "portUrls"
-    | "repos"
-    | "runtime"
-    | "transaction"
-    | "warmPool"
-  > & { config: Pick<CoreConfig, "maxRunningSandboxes" | "warmPoolSize"> },
+  deps: SandboxLaunchDeps & { config: Pick<CoreConfig, "maxRunningSandboxes" | "warmPoolSize"> },
   host: string | undefined,
   routes: PortRoutes,
 ): Promise<OpenedPort | null> {

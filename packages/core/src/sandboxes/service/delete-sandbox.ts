@@ -15,23 +15,14 @@ export type RemoveLockedSandboxDeps = RemoveSandboxDeps & Pick<CoreDeps, "locks"
 export type StopSandboxDeps = RemoveSandboxDeps &
   Pick<CoreDeps, "forwards"> & { config: Pick<CoreConfig, "agentRequestTimeoutMs"> };
 
+/** Deleting one a user owns: stopping it under its lock. */
+export type DeleteSandboxDeps = StopSandboxDeps & RemoveLockedSandboxDeps;
+
 const DELETABLE = new Set(["RUNNING", "PAUSED", "ERROR"]);
 
 /** RUNNING, PAUSED or ERROR → STOPPING → gone; its conversations become archived. */
 export async function deleteSandbox(
-  deps: Pick<
-    CoreDeps,
-    | "activity"
-    | "agents"
-    | "events"
-    | "forwards"
-    | "locks"
-    | "log"
-    | "now"
-    | "repos"
-    | "runtime"
-    | "transaction"
-  > & { config: Pick<CoreConfig, "agentRequestTimeoutMs"> },
+  deps: DeleteSandboxDeps,
   ownerId: string,
   id: string,
 ): Promise<void> {

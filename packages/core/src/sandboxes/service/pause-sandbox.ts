@@ -4,20 +4,15 @@ import type { CoreConfig, CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
 import { findOwnedSandbox, illegalMove, updateSandbox } from "./status";
 
+/** What pausing a sandbox uses: its lock, the forward gate it drains, the runtime. */
+export type PauseSandboxDeps = Pick<
+  CoreDeps,
+  "events" | "forwards" | "locks" | "log" | "now" | "portUrls" | "repos" | "runtime" | "transaction"
+> & { config: Pick<CoreConfig, "agentRequestTimeoutMs"> };
+
 /** RUNNING → PAUSED; pausing a PAUSED sandbox succeeds as is. */
 export async function pauseSandbox(
-  deps: Pick<
-    CoreDeps,
-    | "events"
-    | "forwards"
-    | "locks"
-    | "log"
-    | "now"
-    | "portUrls"
-    | "repos"
-    | "runtime"
-    | "transaction"
-  > & { config: Pick<CoreConfig, "agentRequestTimeoutMs"> },
+  deps: PauseSandboxDeps,
   ownerId: string,
   id: string,
 ): Promise<SandboxRow> {

@@ -47,36 +47,42 @@ export async function assertCapacity(
   }
 }
 
+/** What launching a sandbox, or claiming a warm-pool member, reads and moves. */
+export type SandboxLaunchDeps = Pick<
+  CoreDeps,
+  | "activity"
+  | "agents"
+  | "events"
+  | "locks"
+  | "log"
+  | "now"
+  | "portUrls"
+  | "repos"
+  | "runtime"
+  | "transaction"
+  | "warmPool"
+>;
+
+/** What `startSandbox` uses: the launch's collaborators and the limits and defaults it applies. */
+export type StartSandboxDeps = SandboxLaunchDeps & {
+  config: Pick<
+    CoreConfig,
+    | "defaultSpecId"
+    | "maxRunningSandboxes"
+    | "operatorEgress"
+    | "sandboxStartTimeoutMs"
+    | "warmPoolSize"
+  > &
+    LifetimeConfig;
+};
+
 /**
  * A RUNNING sandbox from the warm pool when it has one for this request, else a new one: recorded
  * STARTING and launched, RUNNING once its agent server answers. At the running limit a pool
  * sandbox makes room before the create is refused.
  */
 export async function startSandbox(
-  deps: Pick<
-    CoreDeps,
-    | "activity"
-    | "agents"
-    | "events"
-    | "locks"
-    | "log"
-    | "now"
-    | "portUrls"
-    | "repos"
-    | "runtime"
-    | "transaction"
-    | "warmPool"
-  > & {
-    config: Pick<
-      CoreConfig,
-      | "defaultSpecId"
-      | "maxRunningSandboxes"
-      | "operatorEgress"
-      | "sandboxStartTimeoutMs"
-      | "warmPoolSize"
-    > &
-      LifetimeConfig;
-  },
+  deps: StartSandboxDeps,
   ownerId: string,
   input: StartSandboxInput,
   link?: SandboxLink,

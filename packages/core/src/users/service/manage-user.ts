@@ -1,9 +1,9 @@
 import type { SandboxRow, User } from "@sandbox-server/db";
 import { forgetUserKeys } from "../../auth/api-keys";
-import type { CoreConfig, CoreDeps } from "../../deps";
+import type { CoreDeps } from "../../deps";
 import { AppError } from "../../errors";
-import { deleteSandbox } from "../../sandboxes/service/delete-sandbox";
-import { pauseSandbox } from "../../sandboxes/service/pause-sandbox";
+import { type DeleteSandboxDeps, deleteSandbox } from "../../sandboxes/service/delete-sandbox";
+import { type PauseSandboxDeps, pauseSandbox } from "../../sandboxes/service/pause-sandbox";
 
 /** A user an admin may act on: exists, not deleted, and not the admin themself. */
 async function findManagedUser(
@@ -26,25 +26,15 @@ async function sandboxesOf(deps: Pick<CoreDeps, "repos">, userId: string): Promi
   return (await deps.repos.sandboxes.listAll()).filter((row) => row.ownerId === userId);
 }
 
+/** Disabling a user: forgetting their keys here and on the other replicas, pausing their sandboxes. */
+type DisableUserDeps = PauseSandboxDeps & Pick<CoreDeps, "apiKeyCache" | "notices">;
+
 /**
  * Disabled: every key of the user is refused from this call on (the verified-key cache too), and
  * the user's running sandboxes are paused, so nothing of theirs keeps working. Idempotent.
  */
 export async function disableUser(
-  deps: Pick<
-    CoreDeps,
-    | "apiKeyCache"
-    | "events"
-    | "forwards"
-    | "locks"
-    | "log"
-    | "notices"
-    | "now"
-    | "portUrls"
-    | "repos"
-    | "runtime"
-    | "transaction"
-  > & { config: Pick<CoreConfig, "agentRequestTimeoutMs"> },
+  deps: DisableUserDeps,
   actorId: string,
   userId: string,
 ): Promise<User> {
@@ -82,22 +72,7 @@ export async function enableUser(
  * disabled; calling again finishes the job.
  */
 export async function deleteUser(
-  deps: Pick<
-    CoreDeps,
-    | "activity"
-    | "agents"
-    | "apiKeyCache"
-    | "events"
-    | "forwards"
-    | "locks"
-    | "log"
-    | "notices"
-    | "now"
-    | "portUrls"
-    | "repos"
-    | "runtime"
-    | "transaction"
-  > & { config: Pick<CoreConfig, "agentRequestTimeoutMs"> },
+  deps: DisableUserDeps & DeleteSandboxDeps,
   actorId: string,
   userId: string,
 ): Promise<void> {
