@@ -315,7 +315,7 @@ function networkSuite(link: NetnsLink): void {
         // The launched process is in the namespace: the pull reads its counters, not nft.
         const state = JSON.parse(await readFile(path.join(b.dir, "sandbox.json"), "utf8"));
         const namespace = netnsPathOf(await namespaceOf(b.dir));
-        expect(await readRefusalMarks(namespace, state.pid)).not.toBeNull();
+        expect(readRefusalMarks(namespace, state.pid)).not.toBeNull();
         expect(await probe(b, "tcp", lan.address, "8080")).toBe("open");
         expect(await probeFromHost("udp", lan.address, "53")).toBe("reply ping");
         const cidr = { kind: "cidr" as const, cidr: `${lan.address}/32`, port: null };

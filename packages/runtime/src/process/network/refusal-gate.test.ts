@@ -129,9 +129,9 @@ describe.runIf(mustRun)("RefusalGate, with the kernel's counters", { timeout: 60
   });
 
   it("reads the counters through a process in the namespace, not through one elsewhere", async () => {
-    expect(await marks()).toMatch(/^\d+( \d+){5}$/);
-    expect(await readRefusalMarks(netnsPathOf(inside), process.pid)).toBeNull();
-    expect(await readRefusalMarks(netnsPathOf(peer), member.pid ?? 0)).toBeNull();
+    expect(marks()).toMatch(/^\d+( \d+){5}$/);
+    expect(readRefusalMarks(netnsPathOf(inside), process.pid)).toBeNull();
+    expect(readRefusalMarks(netnsPathOf(peer), member.pid ?? 0)).toBeNull();
   });
 
   it("reads at the first pull, then not while nothing is refused", async () => {
@@ -149,14 +149,14 @@ describe.runIf(mustRun)("RefusalGate, with the kernel's counters", { timeout: 60
   it("reads after a refused UDP send whose ICMP error the kernel's rate limit held back", async () => {
     const sysctl = (...settings: string[]) =>
       exec("ip", ["netns", "exec", inside, "sysctl", "-q", "-w", ...settings]);
-    const icmpSent = async () => (await marks())?.split(" ")[3];
+    const icmpSent = () => marks()?.split(" ")[3];
     await sysctl("net.ipv4.icmp_msgs_per_sec=0", "net.ipv4.icmp_msgs_burst=0");
     try {
       await settle();
-      const [before, sent] = [reads, await icmpSent()];
+      const [before, sent] = [reads, icmpSent()];
       // No error reaches the probe: the send's EPERM is not passed on, and no ICMP comes.
       expect(await probe("udp", PEERS[4], String(REFUSED_PORTS.limited))).toBe("timeout");
-      expect(await icmpSent()).toBe(sent);
+      expect(icmpSent()).toBe(sent);
       await pull();
       expect(reads).toBe(before + 1);
       expect(lastRead).toContainEqual(expect.objectContaining({ port: REFUSED_PORTS.limited }));

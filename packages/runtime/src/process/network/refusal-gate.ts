@@ -1,4 +1,4 @@
-import { readFile, readlink, stat } from "node:fs/promises";
+import { readFileSync, readlinkSync, statSync } from "node:fs";
 
 /**
  * Lets the control plane's pull skip reading a namespace's refused sets (an `nft` fork per
@@ -23,7 +23,7 @@ export class RefusalGate {
     read: () => Promise<boolean>,
   ): Promise<void> {
     // Before the read: a refusal between the two is read now and moves the counters for the next.
-    const marks = pid === null ? null : await readRefusalMarks(netnsPath, pid);
+    const marks = pid === null ? null : readRefusalMarks(netnsPath, pid);
     if (marks !== null && this.marks.get(sandboxId) === marks) return;
     const done = await read();
     if (done && marks !== null) this.marks.set(sandboxId, marks);
@@ -40,35 +40,34 @@ const SNMP_FIELDS: [string, string][] = [
   ["Ip:", "OutDiscards"],
   ["Icmp:", "OutDestUnreachs"],
 ];
-const SNMP6_FIELDS = ["Ip6OutDiscards", "Icmp6OutDestUnreachs"];
+const SNMP6_FIELDS = [/^Ip6OutDiscards\s+(\d+)$/m, /^Icmp6OutDestUnreachs\s+(\d+)$/m];
 
 /**
  * The namespace's inode and the counters a refusal moves, as one string, read through `pid`;
  * null unless `pid` is in the namespace at `netnsPath` (checked after the counters are read, so
- * they are the namespace's even if the pid was reused meanwhile).
+ * they are the namespace's even if the pid was reused meanwhile). Synchronous: procfs answers
+ * from memory, and a thread-pool round trip per file would cost more than the reads.
  */
-export async function readRefusalMarks(netnsPath: string, pid: number): Promise<string | null> {
+export function readRefusalMarks(netnsPath: string, pid: number): string | null {
   try {
-    const [snmp, snmp6] = await Promise.all([
-      readFile(`/proc/${pid}/net/snmp`, "utf8"),
-      readFile(`/proc/${pid}/net/snmp6`, "utf8"),
-    ]);
-    const [link, netns] = await Promise.all([readlink(`/proc/${pid}/ns/net`), stat(netnsPath)]);
-    if (link !== `net:[${netns.ino}]`) return null;
+    const snmp = readFileSync(`/proc/${pid}/net/snmp`, "utf8");
+    const snmp6 = readFileSync(`/proc/${pid}/net/snmp6`, "utf8");
+    const inode = statSync(netnsPath).ino;
+    if (readlinkSync(`/proc/${pid}/ns/net`) !== `net:[${inode}]`) return null;
+    const lines = snmp.split("\n");
     const values = [
-      ...SNMP_FIELDS.map(([table, field]) => snmpField(snmp, table, field)),
-      ...SNMP6_FIELDS.map((field) => snmp6.match(new RegExp(`^${field}\\s+(\\d+)$`, "m"))?.[1]),
+      ...SNMP_FIELDS.map(([table, field]) => snmpField(lines, table, field)),
+      ...SNMP6_FIELDS.map((field) => snmp6.match(field)?.[1]),
     ];
-    return values.includes(undefined) ? null : `${netns.ino} ${values.join(" ")}`;
+    return values.includes(undefined) ? null : `${inode} ${values.join(" ")}`;
   } catch {
     return null;
   }
 }
 
 /** A field of /proc/net/snmp: each table is a line of names, then a line of values. */
-function snmpField(text: string, table: string, field: string): string | undefined {
-  const [names, values] = text
-    .split("\n")
+function snmpField(lines: string[], table: string, field: string): string | undefined {
+  const [names, values] = lines
     .filter((line) => line.startsWith(`${table} `))
     .map((line) => line.split(" "));
   const at = names?.indexOf(field) ?? -1;
