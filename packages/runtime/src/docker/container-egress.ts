@@ -17,6 +17,7 @@ import {
   PROXY_PORT,
   RESOLVER_PORT,
 } from "../process/network/egress-ruleset";
+import { RefusalGate } from "../process/network/refusal-gate";
 import { DenialReporter, readRefused } from "../process/network/refused-destinations";
 import { applyRuleset, listSet } from "../process/network/sandbox-network";
 import { SandboxResolver } from "../process/network/sandbox-resolver";
@@ -96,6 +97,7 @@ export class ContainerEgress {
   private readonly applied = new Map<string, ContainerNetwork>();
   private readonly byAddress = new Map<string, string>();
   private readonly denials: DenialReporter;
+  private readonly gate = new RefusalGate();
   private readonly resolver: SandboxResolver;
   private readonly proxy: EgressProxy;
   private readonly dns: GatewayListener<Socket>;
@@ -229,20 +231,37 @@ export class ContainerEgress {
     return this.applied.has(sandboxId);
   }
 
-  /** Reports the destinations the container's table refused since the last read (one `nft` call). */
-  async reportRefused(sandboxId: string): Promise<void> {
+  /**
+   * Reports the destinations the container's table refused since the last read (one `nft` call);
+   * says whether it read them.
+   */
+  async reportRefused(sandboxId: string): Promise<boolean> {
     const where = this.applied.get(sandboxId);
     const policy = this.policies.get(sandboxId);
-    if (where === undefined || policy === undefined) return;
+    if (where === undefined || policy === undefined) return false;
     try {
       const refused = await readRefused(this.tools, netnsOf(where.pid));
       this.denials.reportRefused(sandboxId, refused, policy);
+      return true;
     } catch (error) {
       this.logger.debug(
         { sandboxId, reason: errorMessage(error) },
         "refused destinations not read",
       );
+      return false;
     }
+  }
+
+  /**
+   * `reportRefused` for the control plane's periodic pull: skipped while the container's
+   * namespace counters say nothing was refused since this pull last read (RefusalGate; the
+   * daemon is local, so its pid is this machine's).
+   */
+  async pullRefused(sandboxId: string): Promise<void> {
+    const where = this.applied.get(sandboxId);
+    if (where === undefined) return;
+    const read = () => this.reportRefused(sandboxId);
+    await this.gate.pass(sandboxId, netnsOf(where.pid), where.pid, read);
   }
 
   forget(sandboxId: string): void {
@@ -252,6 +271,7 @@ export class ContainerEgress {
     this.applied.delete(sandboxId);
     this.policies.delete(sandboxId);
     this.denials.forget(sandboxId);
+    this.gate.forget(sandboxId);
     this.resolver.rulesetReplaced(sandboxId);
   }
 

@@ -7,7 +7,12 @@ import type {
 } from "@sandbox-server/egress";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LanHost } from "../process/test/lan-host";
-import { PROBE_SCRIPT, PROXY_CLIENT_SCRIPT, probeFromHost } from "../process/test/probe";
+import {
+  expectRefusalsPulled,
+  PROBE_SCRIPT,
+  PROXY_CLIENT_SCRIPT,
+  probeFromHost,
+} from "../process/test/probe";
 import { detectContainerEgress } from "./container-egress";
 import { dockerConnectionFromHost } from "./docker-connection";
 import { DockerRuntime } from "./docker-runtime";
@@ -137,6 +142,20 @@ describe.runIf(mustRun)("DockerRuntime: the egress policy", { timeout: 120_000 }
     expect(ofLan()).toEqual([expect.objectContaining({ rule: "non-public range (reserved)" })]);
     await plain.reportEgressDenials(a.id);
     expect(ofLan()).toHaveLength(1);
+  });
+
+  it("reports a refusal made after a pull that found nothing new, TCP and UDP", async () => {
+    expect(await probe(b, "tcp", lan.address, "8080")).toBe("open");
+    expect(await probeFromHost("udp", lan.address, "53")).toBe("reply ping");
+    await operator.setEgressPolicy(b.id, policy({ denyOut: [lanCidr()] }));
+    await expectRefusalsPulled({
+      address: lan.address,
+      probe: (...args) => probe(b, ...args),
+      pull: () => operator.reportEgressDenials(b.id),
+      reported: (destination) =>
+        denials.filter((d) => d.sandboxId === b.id && d.destination === destination),
+    });
+    await operator.setEgressPolicy(b.id, policy());
   });
 
   it("lets allow_out win over deny_out", async () => {

@@ -394,16 +394,17 @@ export class DockerRuntime extends EventEmitter<DockerRuntimeEvents> implements 
   /**
    * Reports (through `onEgressDenied`) the connections to addresses the sandbox's table refused
    * since the last read; read on demand (here, on pause, a policy change and delete), never by a
-   * timer of the runtime's. Names refused by the resolver are reported at once. A container whose
-   * table this runtime applied is read without asking the daemon.
+   * timer of the runtime's; here without a fork while the container's namespace counters say
+   * nothing was refused since (RefusalGate). Names refused by the resolver are reported at once. A
+   * container whose table this runtime applied is read without asking the daemon.
    */
   async reportEgressDenials(sandboxId: string): Promise<void> {
     if (this.egress === null) return;
-    if (this.egress.enforces(sandboxId)) return this.egress.reportRefused(sandboxId);
+    if (this.egress.enforces(sandboxId)) return this.egress.pullRefused(sandboxId);
     const found = await this.findContainer(sandboxId);
     if (found === null) return;
     await this.keepEnforced(sandboxId, found.info);
-    await this.egress.reportRefused(sandboxId);
+    await this.egress.pullRefused(sandboxId);
   }
 
   async list(): Promise<RuntimeSandbox[]> {

@@ -16,6 +16,7 @@ import type { StartSandboxOptions } from "../types";
 import { detectBwrap } from "./isolation/detect-bwrap";
 import { chooseLink, detectNetns, type NetnsLink } from "./network/detect-netns";
 import { POOL_SIZE } from "./network/netns-pool";
+import { readRefusalMarks } from "./network/refusal-gate";
 import { netnsPathOf } from "./network/sandbox-network";
 import { hostAddressOf } from "./network/veth-link";
 import type { ProcessRuntime } from "./process-runtime";
@@ -23,7 +24,7 @@ import { readCmdline, readProcState } from "./read-proc";
 import { resolveSandboxPaths } from "./sandbox-files";
 import { findSandboxProcesses } from "./sandbox-processes";
 import { LanHost } from "./test/lan-host";
-import { installProbe, probeFromHost } from "./test/probe";
+import { expectRefusalsPulled, installProbe, probeFromHost } from "./test/probe";
 import { agentServerHostPid, RuntimeFixture, runBash } from "./test/support";
 
 /**
@@ -308,6 +309,25 @@ function networkSuite(link: NetnsLink): void {
         expect(
           denials.filter((d) => d.sandboxId === a.id && d.destination === `${lan.address}:8080`),
         ).toHaveLength(1);
+      });
+
+      it("reports a refusal made after a pull that found nothing new, TCP and UDP", async () => {
+        // The launched process is in the namespace: the pull reads its counters, not nft.
+        const state = JSON.parse(await readFile(path.join(b.dir, "sandbox.json"), "utf8"));
+        const namespace = netnsPathOf(await namespaceOf(b.dir));
+        expect(readRefusalMarks(namespace, state.pid)).not.toBeNull();
+        expect(await probe(b, "tcp", lan.address, "8080")).toBe("open");
+        expect(await probeFromHost("udp", lan.address, "53")).toBe("reply ping");
+        const cidr = { kind: "cidr" as const, cidr: `${lan.address}/32`, port: null };
+        await operatorAllowed.setEgressPolicy(b.id, lanPolicy({ denyOut: [cidr] }));
+        await expectRefusalsPulled({
+          address: lan.address,
+          probe: (...args) => probe(b, ...args),
+          pull: () => operatorAllowed.reportEgressDenials(b.id),
+          reported: (destination) =>
+            denials.filter((d) => d.sandboxId === b.id && d.destination === destination),
+        });
+        await operatorAllowed.setEgressPolicy(b.id, lanPolicy({}));
       });
 
       it("resolves names through its own resolver only; DNS to another server is refused", async () => {

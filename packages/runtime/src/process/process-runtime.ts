@@ -358,13 +358,14 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
   /**
    * Reports (through `onEgressDenied`) the connections to raw addresses the sandbox's ruleset
    * refused since the last read: the ruleset counts them per destination, and they are read on
-   * demand — here (the control plane asks while the sandbox is active), and by pause, a policy
+   * demand — here (the control plane asks while the sandbox is active; without a fork while the
+   * namespace's counters say nothing was refused since: RefusalGate), and by pause, a policy
    * change and delete — never by a timer of the runtime's, so idle sandboxes cost nothing. Names
    * refused by the resolver are reported at once.
    */
   async reportEgressDenials(sandboxId: string): Promise<void> {
     const record = await this.findRecord(sandboxId);
-    if (record) await this.networks.reportRefused(record);
+    if (record) await this.networks.pullRefused(record);
   }
 
   async list(): Promise<RuntimeSandbox[]> {

@@ -19,6 +19,7 @@ import {
 } from "./egress-ruleset";
 import { NetnsPool } from "./netns-pool";
 import { removePoolLeftovers } from "./pool-leftovers";
+import { RefusalGate } from "./refusal-gate";
 import { DenialReporter, readRefused } from "./refused-destinations";
 import {
   applyRuleset,
@@ -56,6 +57,7 @@ export class SandboxNetworks {
   private readonly operator: OperatorEgressPolicy;
   private readonly logger: RuntimeLogger;
   private readonly denials: DenialReporter;
+  private readonly gate = new RefusalGate();
   private readonly resolver: SandboxResolver | null;
   private readonly proxy: EgressProxy | null;
   private readonly pool: NetnsPool | null;
@@ -223,18 +225,34 @@ export class SandboxNetworks {
     return live;
   }
 
-  /** Reports the destinations the ruleset refused since the last read (one `nft` call). */
-  async reportRefused(record: SandboxRecord): Promise<void> {
-    if (this.tools === null || record.netns === null) return;
+  /**
+   * Reports the destinations the ruleset refused since the last read (one `nft` call); says
+   * whether it read them.
+   */
+  async reportRefused(record: SandboxRecord): Promise<boolean> {
+    if (this.tools === null || record.netns === null) return false;
     try {
       const refused = await readRefused(this.tools, record.netns);
       this.denials.reportRefused(record.sandboxId, refused, record.egress);
+      return true;
     } catch (error) {
       this.logger.debug(
         { sandboxId: record.sandboxId, reason: errorMessage(error) },
         "refused destinations not read",
       );
+      return false;
     }
+  }
+
+  /**
+   * `reportRefused` for the control plane's periodic pull: skipped while the namespace's counters
+   * say nothing was refused since this pull last read (RefusalGate).
+   */
+  async pullRefused(record: SandboxRecord): Promise<void> {
+    if (this.tools === null || record.netns === null) return;
+    const pid = record.run?.pid ?? null;
+    const path = netnsPathOf(record.netns);
+    await this.gate.pass(record.sandboxId, path, pid, () => this.reportRefused(record));
   }
 
   /**
@@ -277,6 +295,7 @@ export class SandboxNetworks {
     this.resolver?.close(sandboxId);
     this.proxy?.close(sandboxId);
     this.denials.forget(sandboxId);
+    this.gate.forget(sandboxId);
     const name = record?.netns ?? netnsNameFor(dir);
     const tools = this.tools ?? (existsSync(netnsPathOf(name)) ? usableNetns() : null);
     if (tools === null) return;

@@ -2,6 +2,8 @@ import { execFile } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
+import type { EgressDenial } from "@sandbox-server/egress";
+import { expect } from "vitest";
 
 /**
  * One connection attempt, as a script run the same way on the host (the control) and inside a
@@ -64,4 +66,34 @@ export async function installProbe(workspaceDir: string): Promise<void> {
 export async function probeFromHost(...args: string[]): Promise<string> {
   const { stdout } = await exec(process.execPath, ["-e", PROBE_SCRIPT, "probe", ...args]);
   return stdout.trim();
+}
+
+export interface PulledRefusals {
+  /** The LAN host the sandbox's policy refuses now. */
+  address: string;
+  /** The probe inside the sandbox. */
+  probe: (...args: string[]) => Promise<string>;
+  /** The runtime's `reportEgressDenials` for the sandbox. */
+  pull: () => Promise<void>;
+  /** The denials reported for the sandbox so far, to `destination`. */
+  reported: (destination: string) => EgressDenial[];
+}
+
+/**
+ * A refused TCP connect, then a refused UDP send, each made after a pull that found nothing new
+ * (which reads no refused set), is reported by the next pull.
+ */
+export async function expectRefusalsPulled(sandbox: PulledRefusals): Promise<void> {
+  for (const [kind, port] of [
+    ["tcp", "8080"],
+    ["udp", "53"],
+  ] as const) {
+    await sandbox.pull();
+    await sandbox.pull();
+    const destination = `${sandbox.address}:${port}`;
+    expect(sandbox.reported(destination)).toEqual([]);
+    expect(await sandbox.probe(kind, sandbox.address, port)).toMatch(/^E[A-Z_]+$/);
+    await sandbox.pull();
+    expect(sandbox.reported(destination)).toHaveLength(1);
+  }
 }
