@@ -135,13 +135,18 @@ describe.runIf(mustRun)("DockerRuntime: the egress policy", { timeout: 120_000 }
   });
 
   it("reports refused connections to addresses when asked, once each", async () => {
-    expect(await probe(a, "tcp", lan.address, "8080")).toMatch(REFUSED);
+    // What the earlier tests refused is reported by this first pull.
     await plain.reportEgressDenials(a.id);
     const ofLan = () =>
       denials.filter((d) => d.sandboxId === a.id && d.destination === `${lan.address}:8080`);
-    expect(ofLan()).toEqual([expect.objectContaining({ rule: "non-public range (reserved)" })]);
+    const before = ofLan().length;
+    expect(await probe(a, "tcp", lan.address, "8080")).toMatch(REFUSED);
     await plain.reportEgressDenials(a.id);
-    expect(ofLan()).toHaveLength(1);
+    expect(ofLan().slice(before)).toEqual([
+      expect.objectContaining({ rule: "non-public range (reserved)" }),
+    ]);
+    await plain.reportEgressDenials(a.id);
+    expect(ofLan()).toHaveLength(before + 1);
   });
 
   it("reports a refusal made after a pull that found nothing new, TCP and UDP", async () => {

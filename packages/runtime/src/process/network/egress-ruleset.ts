@@ -112,9 +112,11 @@ export function compileEgressRuleset(input: EgressRulesetInput): string {
         nameSet(nameSetOf(list, 0, family), family, true, resolved),
       ]),
     ),
-    // Recently refused destinations (address . port), read on demand for denial reports.
-    `  set refused4 { type ipv4_addr . inet_service; size 256; flags dynamic, timeout; timeout 10m; }`,
-    `  set refused6 { type ipv6_addr . inet_service; size 256; flags dynamic, timeout; timeout 10m; }`,
+    // Recently refused destinations (address . port), read on demand for denial reports. Each
+    // counts its refused packets: one per TCP connect (the reset fails it at once, so no SYN is
+    // sent again) and one per UDP datagram. A refusal keeps its element ten minutes more.
+    `  set refused4 { type ipv4_addr . inet_service; size 256; flags dynamic, timeout; timeout 10m; counter; }`,
+    `  set refused6 { type ipv6_addr . inet_service; size 256; flags dynamic, timeout; timeout 10m; counter; }`,
     "  chain output {",
     "    type filter hook output priority filter; policy accept;",
     ...loopback,

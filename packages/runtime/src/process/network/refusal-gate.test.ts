@@ -180,6 +180,19 @@ describe.runIf(mustRun)("RefusalGate, with the kernel's counters", { timeout: 60
     }
   }
 
+  it("counts each refused TCP connect and UDP send in the destination's element", async () => {
+    const packets = (kind: keyof typeof REFUSED_PORTS) =>
+      lastRead.find((d) => d.address === PEERS[4] && d.port === REFUSED_PORTS[kind])?.packets;
+    await pull();
+    const before = { tcp: packets("tcp") ?? 0, udp: packets("udp") ?? 0 };
+    for (const kind of ["tcp", "tcp", "udp"] as const) {
+      expect(await probe(kind, PEERS[4], String(REFUSED_PORTS[kind]))).toMatch(REFUSED);
+    }
+    await pull();
+    expect(packets("tcp")).toBe(before.tcp + 2);
+    expect(packets("udp")).toBe(before.udp + 1);
+  });
+
   it("reads at every pull where the pid is not in the namespace", async () => {
     const before = reads;
     const elsewhere = () =>

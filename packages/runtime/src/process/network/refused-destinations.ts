@@ -9,11 +9,18 @@ import type { UsableNetns } from "./detect-netns";
 import { EGRESS_TABLE } from "./egress-ruleset";
 import { listSets } from "./sandbox-network";
 
-/** A destination the ruleset refused recently, with how many packets it refused. */
+/** A destination the ruleset refused recently. */
 export interface RefusedDestination {
   address: string;
   port: number;
+  /**
+   * The packets refused to it since its element was made: one per TCP connect (refused by a
+   * reset at once, so never sent again) and one per UDP datagram. 1 for a table without counters
+   * (made by an earlier version and kept: an adopted container's).
+   */
   packets: number;
+  /** Whole seconds its element lives at least (each refusal extends it); null if it never expires. */
+  expires: number | null;
 }
 
 /**
@@ -33,12 +40,11 @@ export async function readRefused(
     const set = entry.set;
     if (set?.table !== EGRESS_TABLE || !REFUSED_SETS.has(set.name ?? "")) continue;
     for (const item of set.elem ?? []) {
-      const elem = (
-        item as { elem?: { val?: { concat?: [string, number] }; counter?: { packets?: number } } }
-      ).elem;
+      const elem = (item as { elem?: RefusedElement }).elem;
       const [address, port] = elem?.val?.concat ?? [];
       if (typeof address === "string" && typeof port === "number") {
-        found.push({ address, port, packets: elem?.counter?.packets ?? 1 });
+        const packets = elem?.counter?.packets ?? 1;
+        found.push({ address, port, packets, expires: elem?.expires ?? null });
       }
     }
   }
@@ -46,6 +52,13 @@ export async function readRefused(
 }
 
 const REFUSED_SETS = new Set(["refused4", "refused6"]);
+
+/** An element of a refused set, as `nft -j` prints it. */
+interface RefusedElement {
+  val?: { concat?: [string, number] };
+  counter?: { packets?: number };
+  expires?: number;
+}
 
 /** Which of the policy's rules refused a connection to this address (EgressDecision's order). */
 export function refusingRule(address: string, policy: SandboxEgressPolicy): string {
@@ -63,58 +76,85 @@ export function destinationOf(address: string, port: number): string {
   return address.includes(":") ? `[${address}]:${port}` : `${address}:${port}`;
 }
 
-/** How many denials of one sandbox are reported per minute (the rest are only logged as a count). */
+/** How many denials of one sandbox are reported per minute (the rest are not passed on). */
 const DENIALS_PER_MINUTE = 20;
+
+/** A destination's counter as last read. */
+interface ReadCount {
+  packets: number;
+  /** Until when (ms) the element read lives at most unless refused again; before, it is the same. */
+  livesUntil: number;
+}
+
+/** Margin on an element's `expires`: nft prints whole seconds; the read is timed after nft's answer. */
+const EXPIRES_MARGIN_MS = 2_000;
 
 /** Passes denials on to the listeners, at most DENIALS_PER_MINUTE per sandbox. */
 export class DenialReporter {
   private readonly listeners: ((denial: EgressDenial) => void)[] = [];
   private readonly windows = new Map<string, { minute: number; count: number }>();
-  /** Per sandbox, the refused packets already reported per destination (from the counters). */
-  private readonly reported = new Map<string, Map<string, number>>();
+  /** Per sandbox, each refused destination's counter as last read. */
+  private readonly reported = new Map<string, Map<string, ReadCount>>();
 
-  constructor(private readonly onError: (sandboxId: string, error: unknown) => void) {}
+  constructor(
+    private readonly onError: (sandboxId: string, error: unknown) => void,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   listen(listener: (denial: EgressDenial) => void): void {
     this.listeners.push(listener);
   }
 
-  report(denial: EgressDenial): void {
+  /** Passes on `times` denials like this one (as many as the sandbox's minute has room for). */
+  report(denial: EgressDenial, times = 1): void {
     const minute = Math.floor(denial.at.getTime() / 60_000);
     const seen = this.windows.get(denial.sandboxId);
-    const count = seen?.minute === minute ? seen.count + 1 : 1;
-    this.windows.set(denial.sandboxId, { minute, count });
-    if (count > DENIALS_PER_MINUTE) return;
-    for (const listener of this.listeners) {
-      try {
-        listener(denial);
-      } catch (error) {
-        this.onError(denial.sandboxId, error);
+    const before = seen?.minute === minute ? seen.count : 0;
+    this.windows.set(denial.sandboxId, { minute, count: before + times });
+    const passed = Math.min(times, DENIALS_PER_MINUTE - before);
+    for (let i = 0; i < passed; i++) {
+      for (const listener of this.listeners) {
+        try {
+          listener(denial);
+        } catch (error) {
+          this.onError(denial.sandboxId, error);
+        }
       }
     }
   }
 
-  /** Reports each refused destination whose counter grew since the last read. */
+  /**
+   * Reports each destination's packets refused since the last read, one denial per packet (see
+   * `RefusedDestination.packets`: a TCP connect, or a UDP datagram). A counter only grows while
+   * its element lives; an element read past the time it surely lived may have expired and come
+   * back counting from zero: a count no higher than before is then a new element's, all of it
+   * new. (A higher one is taken as growth: a destination that went quiet for ten minutes
+   * between two reads and came back with more refusals than before is undercounted by the old
+   * count.)
+   */
   reportRefused(
     sandboxId: string,
     refused: RefusedDestination[],
     policy: SandboxEgressPolicy,
   ): void {
-    const previous = this.reported.get(sandboxId) ?? new Map<string, number>();
-    const now = new Map<string, number>();
-    for (const { address, port, packets } of refused) {
+    const previous = this.reported.get(sandboxId) ?? new Map<string, ReadCount>();
+    const current = new Map<string, ReadCount>();
+    const now = this.now();
+    for (const { address, port, packets, expires } of refused) {
       const destination = destinationOf(address, port);
-      now.set(destination, packets);
-      if (packets > (previous.get(destination) ?? 0)) {
-        this.report({
-          sandboxId,
-          destination,
-          rule: refusingRule(address, policy),
-          at: new Date(),
-        });
-      }
+      const livesUntil =
+        expires === null ? Number.POSITIVE_INFINITY : now + expires * 1000 + EXPIRES_MARGIN_MS;
+      current.set(destination, { packets, livesUntil });
+      const before = previous.get(destination);
+      const renewed =
+        before !== undefined &&
+        (packets < before.packets || (now >= before.livesUntil && packets === before.packets));
+      const grown = before === undefined || renewed ? packets : packets - before.packets;
+      if (grown <= 0) continue;
+      const at = new Date(now);
+      this.report({ sandboxId, destination, rule: refusingRule(address, policy), at }, grown);
     }
-    this.reported.set(sandboxId, now);
+    this.reported.set(sandboxId, current);
   }
 
   /** The sandbox's ruleset was replaced: its counters start again. */

@@ -81,19 +81,22 @@ export interface PulledRefusals {
 
 /**
  * A refused TCP connect, then a refused UDP send, each made after a pull that found nothing new
- * (which reads no refused set), is reported by the next pull.
+ * (which reads no refused set), is reported by the next pull; so is the same refusal again,
+ * while the destination's element of the refused set still counts the first.
  */
 export async function expectRefusalsPulled(sandbox: PulledRefusals): Promise<void> {
   for (const [kind, port] of [
     ["tcp", "8080"],
     ["udp", "53"],
   ] as const) {
-    await sandbox.pull();
-    await sandbox.pull();
     const destination = `${sandbox.address}:${port}`;
-    expect(sandbox.reported(destination)).toEqual([]);
-    expect(await sandbox.probe(kind, sandbox.address, port)).toMatch(/^E[A-Z_]+$/);
-    await sandbox.pull();
-    expect(sandbox.reported(destination)).toHaveLength(1);
+    for (const times of [1, 2]) {
+      await sandbox.pull();
+      await sandbox.pull();
+      expect(sandbox.reported(destination)).toHaveLength(times - 1);
+      expect(await sandbox.probe(kind, sandbox.address, port)).toMatch(/^E[A-Z_]+$/);
+      await sandbox.pull();
+      expect(sandbox.reported(destination)).toHaveLength(times);
+    }
   }
 }
