@@ -16,11 +16,14 @@ export const agentServerEntry =
   path.join(root, "apps/agent-server/dist/agent-server.js");
 export const profilesDir = path.join(root, "bench/results/profiles");
 
-/** The V8 options the control plane runs with in production (apps/server/node-flags.mjs). */
-async function serverNodeFlags(): Promise<string[]> {
-  const flags = path.join(root, "apps/server/node-flags.mjs");
-  const loaded = (await import(pathToFileURL(flags).href)) as { SERVER_NODE_FLAGS: string[] };
-  return loaded.SERVER_NODE_FLAGS;
+/** The V8 flags and environment of production runs (apps/server/node-flags.mjs). */
+async function serverLaunch(): Promise<{ flags: string[]; env: Record<string, string> }> {
+  const file = path.join(root, "apps/server/node-flags.mjs");
+  const loaded = (await import(pathToFileURL(file).href)) as {
+    SERVER_NODE_FLAGS: string[];
+    SERVER_ENV: Record<string, string>;
+  };
+  return { flags: loaded.SERVER_NODE_FLAGS, env: loaded.SERVER_ENV };
 }
 
 export interface ControlPlaneOptions {
@@ -51,7 +54,8 @@ process.once("exit", () => {
 /** The built control plane (apps/server/dist/server.js) as its own process, as in production. */
 export async function startControlPlane(options: ControlPlaneOptions): Promise<ControlPlane> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), "sandbox-bench-"));
-  const args = [...(await serverNodeFlags()), serverBundle];
+  const launch = await serverLaunch();
+  const args = [...launch.flags, serverBundle];
   if (options.cpuProfile) {
     mkdirSync(profilesDir, { recursive: true });
     args.unshift("--cpu-prof", `--cpu-prof-dir=${profilesDir}`);
@@ -59,6 +63,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
   const port = await freePort();
   const child = spawn(process.execPath, args, {
     env: {
+      ...launch.env,
       PATH: process.env.PATH ?? "/usr/bin:/bin",
       HOME: process.env.HOME ?? "/root",
       PORT: String(port),

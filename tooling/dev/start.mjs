@@ -3,7 +3,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { SERVER_NODE_FLAGS } from "../../apps/server/node-flags.mjs";
+import { SERVER_ENV, SERVER_NODE_FLAGS } from "../../apps/server/node-flags.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const runtime = process.env.SANDBOX_RUNTIME ?? "auto";
@@ -42,6 +42,7 @@ if (runtime !== "process" && dockerAnswers()) {
 
 const server = spawn(process.execPath, [...SERVER_NODE_FLAGS, "apps/server/dist/server.js"], {
   cwd: root,
+  env: { ...SERVER_ENV, ...process.env },
   stdio: "inherit",
 });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
