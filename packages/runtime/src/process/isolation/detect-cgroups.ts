@@ -95,8 +95,7 @@ async function probeFeature(
     if (result.usable) return result;
     reasons.push(result.reason);
   }
-  if (reasons.length === 0)
-    reasons.push(`no cgroup filesystem offers ${controllers.join(" and ")}`);
+  if (reasons.length === 0) reasons.push(`no cgroup filesystem offers ${controllers.join("/")}`);
   return { usable: false, reason: reasons.join("; ") };
 }
 
