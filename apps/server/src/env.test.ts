@@ -48,3 +48,15 @@ describe("lifetime settings", () => {
     expect(() => lifetimeOf({ SANDBOX_ON_TIMEOUT: "stop" })).toThrow(/SANDBOX_ON_TIMEOUT/);
   });
 });
+
+describe("PROCESS_SANDBOX_CPU_WEIGHT", () => {
+  it("defaults to 25 and takes a whole cgroup v2 weight, refusing anything else", () => {
+    expect(loadEnv({}).PROCESS_SANDBOX_CPU_WEIGHT).toBe(25);
+    expect(loadEnv({ PROCESS_SANDBOX_CPU_WEIGHT: "100" }).PROCESS_SANDBOX_CPU_WEIGHT).toBe(100);
+    for (const bad of ["0", "10001", "2.5", "quarter"]) {
+      expect(() => loadEnv({ PROCESS_SANDBOX_CPU_WEIGHT: bad })).toThrow(
+        /PROCESS_SANDBOX_CPU_WEIGHT/,
+      );
+    }
+  });
+});

@@ -98,6 +98,11 @@ const EnvSchema = z.object({
    * NAT), `pasta` (a user-space process per sandbox), `auto` (veth where it works, else pasta).
    */
   PROCESS_NETWORK_LINK: z.enum(["auto", "veth", "pasta"]).default("auto"),
+  /**
+   * Process runtime: the CPU weight of all sandboxes together against the control plane's 100
+   * (a cgroup v2 `cpu.weight`; v1 `cpu.shares` get the same ratio to 1024).
+   */
+  PROCESS_SANDBOX_CPU_WEIGHT: z.coerce.number().int().min(1).max(10_000).default(25),
   ALLOW_UNISOLATED_MULTI_USER: flag,
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: flag,
   /**

@@ -106,10 +106,16 @@ export async function selectRuntime(
     }
   }
   const cgroups = await detectCgroups();
-  if (!cgroups.usable) {
+  if (!cgroups.limits.usable) {
     log.warn(
-      { reason: cgroups.reason },
-      "process sandboxes' pids and memory limits are not enforced (cgroups unusable); cpu never is",
+      { reason: cgroups.limits.reason },
+      "process sandboxes' pids and memory limits are not enforced (cgroups unusable); a cpu limit never is",
+    );
+  }
+  if (!cgroups.cpu.usable) {
+    log.info(
+      { reason: cgroups.cpu.reason },
+      "process sandboxes share the CPU with the control plane as equals (no cpu cgroup): each weighs as much as the whole control plane",
     );
   }
   try {
@@ -119,6 +125,7 @@ export async function selectRuntime(
       logger: runtimeLog,
       sandboxing: env.PROCESS_SANDBOXING,
       networkLink: env.PROCESS_NETWORK_LINK,
+      sandboxCpuWeight: env.PROCESS_SANDBOX_CPU_WEIGHT,
       egress: { operator: options.operatorEgress ?? { allow: [] } },
     });
     if (runtime.networkLink) {

@@ -1,6 +1,6 @@
 import { errorMessage } from "../error-message";
 import type { RuntimeLogger } from "../types";
-import { prepareRunCgroup } from "./isolation/run-limits";
+import { prepareRunCgroup, type RunCgroupInput } from "./isolation/run-limits";
 import type { SharedViewKeeper } from "./isolation/shared-view";
 import { type ExitInfo, LaunchFailure, launchAgentServer } from "./launch-agent-server";
 import type { NetnsLink, UsableNetns } from "./network/detect-netns";
@@ -49,6 +49,19 @@ export function launchState(settings: ProcessRuntimeSettings, record: SandboxRec
   };
 }
 
+/** What the sandbox's cgroup is made of: its limits, and the CPU weight of all sandboxes. */
+export function runCgroupInput(
+  settings: ProcessRuntimeSettings,
+  record: SandboxRecord,
+): RunCgroupInput {
+  return {
+    sandboxDir: record.paths.dir,
+    sandboxId: record.sandboxId,
+    limits: record.limits,
+    cpuWeight: settings.sandboxCpuWeight,
+  };
+}
+
 /** A launch into a network namespace of the sandbox's own. */
 export interface RunNetwork {
   tools: UsableNetns;
@@ -87,7 +100,7 @@ export type RunLaunch =
   | { ok: false; detail: string };
 
 /**
- * One launch of a sandbox's agent server: its directories, its cgroup (when it has limits), the
+ * One launch of a sandbox's agent server: its directories, its cgroup (where cgroups work), the
  * plan (bubblewrap or plain), the process, and `sandbox.json` — written even after a failure, so
  * a restarted control plane still lists the sandbox. After a launch that came up, the write
  * (flushed to disk: ~3 ms, more under load) goes on while the caller waits for /health
@@ -118,7 +131,7 @@ export async function launchRun(
   try {
     // The cgroup `register` made for this launch, if it did (once: a relaunch makes its own).
     const preparedCgroup =
-      record.preparedCgroup ?? prepareRunCgroup(paths.dir, sandboxId, record.limits, logger);
+      record.preparedCgroup ?? prepareRunCgroup(runCgroupInput(settings, record), logger);
     record.preparedCgroup = null;
     const netns = record.netns;
     // The namespace: made at register or from the pool for a first launch, else now (a relaunch:

@@ -114,13 +114,14 @@ export async function planLaunch(input: PlanInput): Promise<LaunchPlan> {
 
 // The shell joins each cgroup, then execs (same pid, same cgroups): the launched process starts
 // in them. v1's `tasks` gets `0` (this thread: the shell has one), which spares the kernel's
-// global lock (see createSandboxCgroup); v2's `cgroup.procs` gets `$$`, the shell's pid.
+// global lock (see createSandboxCgroup); v2's `cgroup.procs` gets `$$`, the shell's pid. The
+// shell's own PWD is not passed on: the launched process gets the environment it was given.
 const JOIN_CGROUPS =
-  'while [ "$1" != -- ]; do case "$1" in */tasks) echo 0 > "$1" ;; *) echo $$ > "$1" ;; esac || exit 125; shift; done; shift; exec "$@"';
+  'while [ "$1" != -- ]; do case "$1" in */tasks) echo 0 > "$1" ;; *) echo $$ > "$1" ;; esac || exit 125; shift; done; shift; unset PWD; exec "$@"';
 
 /**
  * What is spawned: `argv`, or, to start it in the sandbox's cgroups (v1 `tasks`, v2
- * `cgroup.procs`; none: no limits), a shell that joins them first and then execs `argv`.
+ * `cgroup.procs`; none: no cgroup), a shell that joins them first and then execs `argv`.
  */
 export function spawnArgvOf(argv: string[], cgroupJoinFiles: string[]): string[] {
   return cgroupJoinFiles.length === 0

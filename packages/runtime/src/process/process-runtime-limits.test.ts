@@ -56,12 +56,12 @@ describe("ProcessRuntime limits", { timeout: 60_000 }, () => {
     const cgroups = await detectCgroups();
     const dir = resolveSandboxPaths(rootDir, sandboxId).dir;
     const name = cgroupNameFor(dir, sandboxId);
-    const pidsDir = cgroups.usable
+    const pidsDir = cgroups.limits.usable
       ? (cgroups.parents.find((p) => p.controllers.includes("pids"))?.dir ?? "")
       : "";
 
     await runtime.register(options);
-    if (cgroups.usable) {
+    if (cgroups.limits.usable) {
       // Made (with its limits) by register, before anything runs.
       expect((await readFile(path.join(pidsDir, name, "pids.max"), "utf8")).trim()).toBe(
         String(PIDS),
@@ -69,7 +69,7 @@ describe("ProcessRuntime limits", { timeout: 60_000 }, () => {
     }
     const started = await runtime.start(options);
     await runtime.waitUntilReady(sandboxId, 20_000);
-    if (!cgroups.usable) {
+    if (!cgroups.limits.usable) {
       expect(
         (await runBash(started.agentServerUrl as string, options.sessionApiKey, "echo ok")).stdout,
       ).toBe("ok\n");
@@ -78,9 +78,7 @@ describe("ProcessRuntime limits", { timeout: 60_000 }, () => {
     // The agent server (and so everything it starts) is in it, in every hierarchy.
     const agentServer = await agentServerHostPid(dir);
     const own = (await readFile(`/proc/${agentServer}/cgroup`, "utf8")).split("\n");
-    expect(own.filter((line) => line.endsWith(`/${name}`))).toHaveLength(
-      cgroups.version === 1 ? 2 : 1,
-    );
+    expect(own.filter((line) => line.endsWith(`/${name}`))).toHaveLength(cgroups.parents.length);
     expect(
       (await runBash(started.agentServerUrl as string, options.sessionApiKey, spawnChildren(100)))
         .stdout,
@@ -106,7 +104,7 @@ describe("ProcessRuntime limits", { timeout: 60_000 }, () => {
       resources: { pids: PIDS },
     });
     const name = cgroupNameFor(resolveSandboxPaths(rootDir, sandboxId).dir, sandboxId);
-    const pidsParent = cgroups.usable
+    const pidsParent = cgroups.limits.usable
       ? cgroups.parents.find((p) => p.controllers.includes("pids"))
       : undefined;
     if (pidsParent) expect((await stat(path.join(pidsParent.dir, name))).isDirectory()).toBe(true);
@@ -132,14 +130,14 @@ describe("ProcessRuntime limits", { timeout: 60_000 }, () => {
     const dir = resolveSandboxPaths(rootDir, sandboxId).dir;
     const cgroups = await detectCgroups();
 
-    if (!cgroups.usable) {
+    if (!cgroups.limits.usable) {
       // The sandbox runs regardless; the log says the limits are not enforced, and why.
       expect(fixture.logs).toContainEqual({
         level: "warn",
         fields: {
           sandboxId,
           limits: { pids: PIDS, memoryMb: MEMORY_MB },
-          reason: cgroups.reason,
+          reason: cgroups.limits.reason,
         },
         message: "sandbox limits not enforced",
       });
@@ -150,11 +148,9 @@ describe("ProcessRuntime limits", { timeout: 60_000 }, () => {
     // The whole sandbox (bwrap's processes too) is in the cgroup, with the limits written.
     const name = cgroupNameFor(dir, sandboxId);
     const agentServer = await agentServerHostPid(dir);
-    // In every hierarchy: v1's pids and memory (joined through `tasks`), v2's one.
+    // In every hierarchy: v1's pids, memory and cpu (joined through `tasks`), v2's one.
     const own = (await readFile(`/proc/${agentServer}/cgroup`, "utf8")).split("\n");
-    expect(own.filter((line) => line.endsWith(`/${name}`))).toHaveLength(
-      cgroups.version === 1 ? 2 : 1,
-    );
+    expect(own.filter((line) => line.endsWith(`/${name}`))).toHaveLength(cgroups.parents.length);
     const pidsDir = cgroups.parents.find((p) => p.controllers.includes("pids"))?.dir ?? "";
     expect((await readFile(path.join(pidsDir, name, "pids.max"), "utf8")).trim()).toBe(
       String(PIDS),

@@ -56,6 +56,13 @@ export interface ProcessRuntimeOptions {
   resolveName?: (name: string) => Promise<string[] | null>;
   /** Size of a bubblewrapped sandbox's private /tmp, a tmpfs (default 1024 MB). */
   tmpSizeMb?: number;
+  /**
+   * The CPU weight of all sandboxes together against the control plane's 100, as a cgroup v2
+   * `cpu.weight` (1–10000; v1 `cpu.shares` get the same ratio to 1024). Default 25: under load
+   * the control plane gets four fifths of the CPU, the sandboxes share the rest fairly; idle
+   * CPU goes to whoever wants it. Applied where cgroups with the cpu controller are writable.
+   */
+  sandboxCpuWeight?: number;
   /** Loopback address agent servers listen on (default 127.0.0.1). */
   host?: string;
   logger?: RuntimeLogger;
@@ -93,6 +100,7 @@ export interface ProcessRuntimeSettings {
   /** The sandbox user's uid (and gid) inside its user namespace. */
   sandboxUid: number;
   tmpSizeMb: number;
+  sandboxCpuWeight: number;
   host: string;
   sandboxPath: string;
   lang: string;
@@ -120,6 +128,7 @@ export function resolveSettings(options: ProcessRuntimeOptions): ProcessRuntimeS
     resolveName: options.resolveName ?? null,
     sandboxUid: sandboxUidFor(process.getuid?.() ?? 0),
     tmpSizeMb: options.tmpSizeMb ?? 1024,
+    sandboxCpuWeight: resolveCpuWeight(options.sandboxCpuWeight),
     host: options.host ?? "127.0.0.1",
     // The node binary's directory first, so the agent's own commands find `node` too.
     sandboxPath: options.sandboxPath ?? `${path.dirname(nodePath)}:${SYSTEM_PATH}`,
@@ -130,6 +139,19 @@ export function resolveSettings(options: ProcessRuntimeOptions): ProcessRuntimeS
     probeTimeoutMs: options.probeTimeoutMs ?? 1000,
     watchIntervalMs: options.watchIntervalMs ?? 1000,
   };
+}
+
+/** The v2 `cpu.weight` range. */
+export const CPU_WEIGHT_RANGE = { min: 1, max: 10_000 } as const;
+
+function resolveCpuWeight(weight: number | undefined): number {
+  if (weight === undefined) return 25;
+  if (!Number.isInteger(weight) || weight < CPU_WEIGHT_RANGE.min || weight > CPU_WEIGHT_RANGE.max) {
+    throw new Error(
+      `sandboxCpuWeight must be an integer from ${CPU_WEIGHT_RANGE.min} to ${CPU_WEIGHT_RANGE.max}, got ${weight}`,
+    );
+  }
+  return weight;
 }
 
 function resolveBwrap(options: ProcessRuntimeOptions, nodePath: string): UsableBwrap | null {

@@ -25,7 +25,7 @@ import { describeOom, prepareRunCgroup, removeRunCgroup } from "./isolation/run-
 import { cgroupNameFor, type SandboxLimits } from "./isolation/sandbox-cgroup";
 import { SharedViewKeeper } from "./isolation/shared-view";
 import { describeExit, type ExitInfo, withOutput } from "./launch-agent-server";
-import { launchRun, launchState, type RunNetwork } from "./launch-run";
+import { launchRun, launchState, type RunNetwork, runCgroupInput } from "./launch-run";
 import type { NetnsLink } from "./network/detect-netns";
 import { INSIDE_AGENT_PORT } from "./network/sandbox-network";
 import { SandboxNetworks } from "./network/sandbox-networks";
@@ -95,7 +95,8 @@ const READY_GIVE_UP_EVERY_MS = 50;
  * (`sandbox.json` lets the next one adopt them). Pause is SIGSTOP, so a paused sandbox keeps its
  * memory but uses no CPU; it and delete reach every process of the sandbox — bwrap's own too —
  * found by the marker in the launched process's environment (see sandbox-processes.ts). Limits
- * (pids, memory) are a cgroup's, where cgroups are writable (see README.md).
+ * (pids, memory) and every sandbox's share of the CPU are a cgroup's, where cgroups are writable
+ * (see README.md).
  */
 export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implements SandboxRuntime {
   readonly kind = "process" as const;
@@ -163,7 +164,7 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
   /**
    * Launches a registered sandbox, or registers and launches a new one. `image` and
    * `workingDir` do not apply and are ignored; of `resources`, `pids` and `memoryMb` are
-   * enforced where cgroups can be used, `cpu` is not.
+   * enforced where cgroups can be used, `cpu` is not (the CPU weight of all sandboxes together is).
    */
   async start(options: StartSandboxOptions): Promise<RuntimeSandbox> {
     const { sandboxId } = options;
@@ -223,7 +224,7 @@ export class ProcessRuntime extends EventEmitter<ProcessRuntimeEvents> implement
       writeLaunchRecord(paths, secrets, launchState(this.settings, record)),
     ]);
     const cgroup = prepareCgroup
-      ? prepareRunCgroup(paths.dir, sandboxId, record.limits, this.logger)
+      ? prepareRunCgroup(runCgroupInput(this.settings, record), this.logger)
       : null;
     // Both settled before either outcome is reported: a delete after a failed register then finds
     // the cgroup it removes by name. A cgroup that could not be made fails the launch, as before.

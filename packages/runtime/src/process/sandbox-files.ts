@@ -71,7 +71,7 @@ export interface SandboxState {
   limits?: SandboxLimits;
   /** How this run was launched: under bubblewrap (`namespaces`) or as a plain process. */
   isolation?: "namespaces" | "none";
-  /** Name of the run's cgroup, when its limits are enforced by one. */
+  /** Name of the run's cgroup, when it has one (its CPU share, its limits). */
   cgroup?: string | null;
   /** Where this run's output starts in agent-server.log (for the tail in exit details). */
   logOffset: number;

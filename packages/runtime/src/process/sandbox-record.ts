@@ -25,7 +25,7 @@ export interface SandboxRecord {
   labels: Record<string, string>;
   command: string[] | null;
   limits: SandboxLimits;
-  /** The sandbox's cgroup, removed on delete; null when no limits were ever enforced. */
+  /** The sandbox's cgroup, removed on delete; null when it never had one (no usable cgroups). */
   cgroupName: string | null;
   /** What the sandbox may connect to; enforced while `netns` is set. */
   egress: SandboxEgressPolicy;

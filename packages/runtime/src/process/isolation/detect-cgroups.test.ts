@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { parseMountInfo, parseOwnCgroups } from "./detect-cgroups";
+import {
+  mergeParents,
+  parseMountInfo,
+  parseOwnCgroups,
+  subtreeControlChange,
+} from "./detect-cgroups";
 
 describe("parseMountInfo", () => {
   it("reads mount point, root, type and super options of cgroup mounts", () => {
@@ -27,5 +32,42 @@ describe("parseOwnCgroups", () => {
     expect(own.get("memory")).toBe("/process_api/x");
     expect(own.get("cpuacct")).toBe("/a");
     expect([...own.keys()].sort()).toEqual(["cpu", "cpuacct", "memory", "pids"]);
+  });
+});
+
+describe("subtreeControlChange", () => {
+  it("enables only the controllers a v2 subtree_control lacks, or writes nothing", () => {
+    expect(subtreeControlChange("\n", ["pids", "memory"])).toBe("+pids +memory");
+    expect(subtreeControlChange("memory pids\n", ["cpu"])).toBe("+cpu");
+    expect(
+      subtreeControlChange("cpuset cpu io memory pids\n", ["pids", "memory", "cpu"]),
+    ).toBeNull();
+    // `cpuset` is not `cpu`.
+    expect(subtreeControlChange("cpuset\n", ["cpu"])).toBe("+cpu");
+  });
+});
+
+describe("mergeParents", () => {
+  it("gives v2 limits and cpu one parent, and keeps v1 hierarchies apart", () => {
+    const v2 = "/sys/fs/cgroup/sandbox-server";
+    expect(
+      mergeParents([
+        { dir: v2, version: 2, controllers: ["pids", "memory"] },
+        { dir: v2, version: 2, controllers: ["cpu"] },
+      ]),
+    ).toEqual([{ dir: v2, version: 2, controllers: ["pids", "memory", "cpu"] }]);
+    const v1 = [
+      {
+        dir: "/sys/fs/cgroup/pids/sandbox-server",
+        version: 1 as const,
+        controllers: ["pids" as const],
+      },
+      {
+        dir: "/sys/fs/cgroup/cpu/sandbox-server",
+        version: 1 as const,
+        controllers: ["cpu" as const],
+      },
+    ];
+    expect(mergeParents(v1)).toEqual(v1);
   });
 });
