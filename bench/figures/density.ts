@@ -23,6 +23,7 @@ const REPLIES = 5;
 const RSS_IDLE_TARGET_MIB = 100;
 const RSS_LOADED_TARGET_MIB = 150;
 const QUIET_CPU_TARGET_PERCENT = 2;
+const LAST_REPLY_RATIO_TARGET = 1.5;
 
 const round1 = (value: number) => Math.round(value * 10) / 10;
 
@@ -56,7 +57,7 @@ export async function density(ctx: BenchContext): Promise<FigureResult> {
     data,
     rows,
     notes: [
-      `**Density**: one control plane on the process runtime; its RSS ${SETTLE_MS / 1000} s after its start and ${SETTLE_MS / 1000} s after ${SANDBOXES} sandboxes are RUNNING, its CPU (utime + stime) over ${QUIET_MS / 1000} s while they sit idle. Per sandbox, private memory (USS, from smaps_rollup) of the agent server, of the forwarder of its network namespace (pasta) and of bubblewrap's processes; RSS counts the shared pages of node's (or pasta's) binary once per process. Create → first reply: ${REPLIES} conversations (shell agent, each starting its own sandbox) beside ${SANDBOXES - 1} running sandboxes after the quiet stretch, then ${REPLIES} once every other sandbox is deleted; medians. The control plane's memory and CPU are read before any conversation (its ingest worker starts with the first one).`,
+      `**Density**: one control plane on the process runtime; its RSS ${SETTLE_MS / 1000} s after its start and ${SETTLE_MS / 1000} s after ${SANDBOXES} sandboxes are RUNNING, its CPU (utime + stime) over ${QUIET_MS / 1000} s while they sit idle. Per sandbox, private memory (USS, from smaps_rollup) of the agent server, of the forwarder of its network namespace (pasta; a veth link has none) and of bubblewrap's processes; RSS counts the shared pages of node's (or pasta's) binary once per process. Create → first reply: ${REPLIES} conversations (shell agent, each starting its own sandbox) beside ${SANDBOXES - 1} running sandboxes after the quiet stretch, then ${REPLIES} once every other sandbox is deleted; medians. The control plane's memory and CPU are read before any conversation (its ingest worker starts with the first one).`,
     ],
   };
 }
@@ -196,12 +197,16 @@ function rowsOf(store: string, m: Measured): Row[] {
       runtime,
       measure: `create → first reply, p50 (n=${REPLIES}): the only sandbox / the ${n}th`,
       value: `${ms(replies.only_sandbox?.median ?? Number.NaN)} / ${ms(replies.last_sandbox?.median ?? Number.NaN)}`,
+      target: `the ${n}th ≤ ${LAST_REPLY_RATIO_TARGET}× the only`,
+      met:
+        (replies.last_sandbox?.median ?? Number.POSITIVE_INFINITY) <=
+        LAST_REPLY_RATIO_TARGET * (replies.only_sandbox?.median ?? 0),
     },
     {
       figure: "Density",
       runtime,
       measure:
-        "private memory (USS) per idle sandbox, p50: agent server + networking (pasta) + sandboxing (bwrap) = in all",
+        "private memory (USS) per idle sandbox, p50: agent server + networking (pasta; none with veth) + sandboxing (bwrap) = in all",
       value: `${per.agent_server_private.median} + ${per.networking_private.median} + ${per.sandboxing_private.median} = ${per.private_total.median} MiB (agent server RSS ${per.agent_server_rss.median} MiB)`,
     },
     {
