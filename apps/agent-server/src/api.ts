@@ -89,7 +89,7 @@ export function createApi(state: ServerState, options: ApiOptions): Api {
     }),
     async close() {
       await Promise.all([ctx.runner.stopAll(), ctx.bash.stopAll()]);
-      ctx.store.flush();
+      ctx.store.close();
       sockets.close();
     },
   };

@@ -17,6 +17,18 @@ describe("clock", () => {
     expect(formatMicros(micros)).toBe(iso);
   });
 
+  it("formats any instant, whichever instant it formatted before", () => {
+    const second = Date.UTC(2025, 0, 2, 3, 4, 5) * 1000;
+    const cases: [number, string][] = [
+      [second + 7, "2025-01-02T03:04:05.000007Z"],
+      [second + 999_999, "2025-01-02T03:04:05.999999Z"],
+      [second + 1_000_000, "2025-01-02T03:04:06.000000Z"],
+      [second + 7, "2025-01-02T03:04:05.000007Z"],
+      [second - 1, "2025-01-02T03:04:04.999999Z"],
+    ];
+    for (const [micros, iso] of cases) expect(formatMicros(micros)).toBe(iso);
+  });
+
   it("reads naive timestamps as UTC, offsets, and fewer digits", () => {
     const utc = Date.UTC(2025, 0, 2, 3, 4, 5) * 1000;
     expect(parseTimestamp("2025-01-02T03:04:05")).toBe(utc);

@@ -23,11 +23,16 @@ export function advanceClockPast(iso: string): void {
   if (micros !== undefined && micros > lastMicros) lastMicros = micros;
 }
 
+/** The last second formatted: timestamps come in bursts within one second. */
+let formatted = { seconds: Number.NaN, base: "" };
+
 export function formatMicros(micros: number): string {
   const seconds = Math.floor(micros / 1_000_000);
-  const base = new Date(seconds * 1000).toISOString().slice(0, 19);
+  if (seconds !== formatted.seconds) {
+    formatted = { seconds, base: new Date(seconds * 1000).toISOString().slice(0, 19) };
+  }
   const fraction = String(micros - seconds * 1_000_000).padStart(6, "0");
-  return `${base}.${fraction}Z`;
+  return `${formatted.base}.${fraction}Z`;
 }
 
 const isoPattern =

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { advanceClockPast } from "../clock";
 import { describeError, type Logger } from "../logger";
 import { Conversation, type ConversationMeta, META_FILE, writeMeta } from "./conversation";
-import { isMissing } from "./event-log";
+import { EventLogFiles, isMissing } from "./event-log";
 
 const StoredMeta = z.object({ info: ConversationInfo, cursor: z.int().min(0) });
 
@@ -15,6 +15,7 @@ const StoredMeta = z.object({ info: ConversationInfo, cursor: z.int().min(0) });
  */
 export class ConversationStore {
   private readonly conversations = new Map<string, Conversation>();
+  private readonly logFiles = new EventLogFiles();
   private readonly root: string;
 
   constructor(
@@ -33,7 +34,7 @@ export class ConversationStore {
       const meta = this.readMeta(dir);
       if (!meta) continue;
       advanceClockPast(meta.info.updated_at);
-      this.conversations.set(meta.info.id, new Conversation(dir, meta, this.logger));
+      this.conversations.set(meta.info.id, new Conversation(dir, meta, this.logFiles, this.logger));
     }
     this.logger.info("conversations loaded", { count: this.conversations.size });
   }
@@ -51,19 +52,26 @@ export class ConversationStore {
     fs.mkdirSync(dir, { recursive: true });
     const meta: ConversationMeta = { info, cursor: 0 };
     writeMeta(dir, meta);
-    const conversation = new Conversation(dir, meta, this.logger);
+    const conversation = new Conversation(dir, meta, this.logFiles, this.logger);
     this.conversations.set(info.id, conversation);
     return conversation;
   }
 
-  /** Writes every change still waiting to be saved. */
-  flush(): void {
+  /** Writes every change still waiting to be saved and closes the event logs (shutdown). */
+  close(): void {
     for (const conversation of this.conversations.values()) conversation.flush();
+    this.logFiles.closeAll();
+  }
+
+  /** How many event logs are open (for tests). */
+  get openLogCount(): number {
+    return this.logFiles.openCount;
   }
 
   remove(conversation: Conversation): void {
     conversation.markRemoved();
     this.conversations.delete(conversation.id);
+    this.logFiles.close(conversation.eventsFile);
     fs.rmSync(conversation.dir, { recursive: true, force: true });
   }
 

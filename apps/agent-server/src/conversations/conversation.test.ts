@@ -1,12 +1,21 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { silentLogger } from "../logger";
-import { Conversation, type ConversationMeta, META_FILE, writeMeta } from "./conversation";
+import {
+  Conversation,
+  type ConversationMeta,
+  EVENT_META_SAVE_DELAY_MS,
+  type EventDraft,
+  META_FILE,
+  writeMeta,
+} from "./conversation";
+import { EventLogFiles } from "./event-log";
 
 const dirs: string[] = [];
 afterEach(() => {
+  vi.useRealTimers();
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -31,7 +40,7 @@ function stored(): { conversation: Conversation; read: () => ConversationMeta } 
   };
   writeMeta(dir, meta);
   return {
-    conversation: new Conversation(dir, meta, silentLogger),
+    conversation: new Conversation(dir, meta, new EventLogFiles(), silentLogger),
     read: () => JSON.parse(fs.readFileSync(path.join(dir, META_FILE), "utf8")),
   };
 }
@@ -56,5 +65,37 @@ describe("a conversation's meta.json", () => {
     conversation.setStatus("paused");
     conversation.flush();
     expect(read().info.execution_status).toBe("paused");
+  });
+});
+
+describe("meta.json after events", () => {
+  const message: EventDraft = {
+    kind: "MessageEvent",
+    source: "user",
+    llm_message: { role: "user", content: [{ type: "text", text: "hi" }] },
+    activated_skills: [],
+    extended_content: [],
+  };
+
+  it("has the last event's updated_at once the save delay has passed, written once", () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const { conversation, read } = stored();
+    const before = read().info.updated_at;
+    conversation.append(message);
+    const last = conversation.append(message);
+    vi.advanceTimersByTime(EVENT_META_SAVE_DELAY_MS - 1);
+    expect(read().info.updated_at).toBe(before);
+    vi.advanceTimersByTime(1);
+    expect(read().info.updated_at).toBe(last.timestamp);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("has it at once when flushed, and no timer is left", () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const { conversation, read } = stored();
+    const last = conversation.append(message);
+    conversation.flush();
+    expect(read().info.updated_at).toBe(last.timestamp);
+    expect(vi.getTimerCount()).toBe(0);
   });
 });

@@ -8,7 +8,7 @@ import type {
 } from "@sandbox-server/agent-contracts";
 import { advanceClockPast, nextInstant } from "../clock";
 import type { Logger } from "../logger";
-import { appendToEventLog, readEventLog } from "./event-log";
+import { type EventLogFiles, readEventLog } from "./event-log";
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
@@ -16,7 +16,8 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 export type EventDraft = DistributiveOmit<AgentEvent, "id" | "timestamp"> & { id?: string };
 
 export interface Subscriber {
-  onEvent(event: AgentEvent): void;
+  /** `json` is the event as stored (JSON.stringify of it), for subscribers that send it on. */
+  onEvent(event: AgentEvent, json: string): void;
   /** The conversation was deleted; no event follows. */
   onRemoved(): void;
 }
@@ -32,6 +33,14 @@ export const META_FILE = "meta.json";
 export const EVENTS_FILE = "events.jsonl";
 
 /**
+ * `updated_at` moves with every event; meta.json gets it at most this long after, in one write
+ * for all the events meanwhile (and at once on shutdown). A killed process loses at most this
+ * much of `updated_at`, nothing else: the events themselves are in the log before they are
+ * published.
+ */
+export const EVENT_META_SAVE_DELAY_MS = 1000;
+
+/**
  * One conversation: its info (in memory, saved to meta.json on change) and its event log
  * (events.jsonl, read on first use so that idle conversations cost only their info).
  */
@@ -40,13 +49,20 @@ export class Conversation {
   private readonly byId = new Map<string, AgentEvent>();
   private readonly subscribers = new Set<Subscriber>();
   private removed = false;
+  /** meta holds a change that meta.json does not have yet. */
   private savePending = false;
+  private saveAtTurnEnd = false;
+  private saveTimer: NodeJS.Timeout | undefined;
+  readonly eventsFile: string;
 
   constructor(
     readonly dir: string,
     private meta: ConversationMeta,
+    private readonly logFiles: EventLogFiles,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.eventsFile = path.join(dir, EVENTS_FILE);
+  }
 
   get id(): string {
     return this.meta.info.id;
@@ -75,7 +91,7 @@ export class Conversation {
 
   private loadedLog(): AgentEvent[] {
     if (!this.log) {
-      this.log = readEventLog(path.join(this.dir, EVENTS_FILE), this.logger);
+      this.log = readEventLog(this.eventsFile, this.logger);
       for (const event of this.log) this.byId.set(event.id, event);
       // Even if the wall clock went back since these were written, new events sort after them.
       const last = this.log.at(-1);
@@ -97,11 +113,13 @@ export class Conversation {
     const { id = randomUUID(), ...fields } = draft;
     const event = { id, timestamp: instant.iso, ...fields } as AgentEvent;
     if (!log) return event;
-    appendToEventLog(path.join(this.dir, EVENTS_FILE), event);
+    const json = JSON.stringify(event);
+    this.logFiles.append(this.eventsFile, json);
     log.push(event);
     this.byId.set(event.id, event);
     this.meta.info = { ...this.meta.info, updated_at: instant.iso };
-    for (const subscriber of this.subscribers) subscriber.onEvent(event);
+    this.saveAfterEvents();
+    for (const subscriber of this.subscribers) subscriber.onEvent(event, json);
     return event;
   }
 
@@ -137,12 +155,15 @@ export class Conversation {
 
   markRemoved(): void {
     this.removed = true;
+    clearTimeout(this.saveTimer);
     for (const subscriber of this.subscribers) subscriber.onRemoved();
     this.subscribers.clear();
   }
 
   save(): void {
     this.savePending = false;
+    clearTimeout(this.saveTimer);
+    this.saveTimer = undefined;
     if (this.removed) return;
     writeMeta(this.dir, this.meta);
   }
@@ -154,14 +175,28 @@ export class Conversation {
    * The status is in the event log already.
    */
   private saveSoon(): void {
-    if (this.savePending) return;
     this.savePending = true;
+    if (this.saveAtTurnEnd) return;
+    this.saveAtTurnEnd = true;
     setImmediate(() => {
+      this.saveAtTurnEnd = false;
       if (this.savePending) this.save();
     });
   }
 
-  /** Saves a change still waiting for the end of the turn (shutdown). */
+  /** Saves within EVENT_META_SAVE_DELAY_MS (see there), unless something saves sooner. */
+  private saveAfterEvents(): void {
+    this.savePending = true;
+    if (this.saveTimer) return;
+    this.saveTimer = setTimeout(() => {
+      this.saveTimer = undefined;
+      if (this.savePending) this.save();
+    }, EVENT_META_SAVE_DELAY_MS);
+    // Shutdown flushes it; it never keeps a process alive on its own.
+    this.saveTimer.unref();
+  }
+
+  /** Saves a change still waiting for the end of the turn or the timer (shutdown). */
   flush(): void {
     if (this.savePending) this.save();
   }

@@ -27,8 +27,60 @@ export function readEventLog(file: string, logger: Logger): AgentEvent[] {
   return events;
 }
 
-export function appendToEventLog(file: string, event: AgentEvent): void {
-  fs.appendFileSync(file, `${JSON.stringify(event)}\n`);
+/** Open logs beyond this are closed, the one opened first first, and reopened at their next append. */
+const MAX_OPEN_LOGS = 64;
+
+/**
+ * The event logs' append descriptors, kept open between appends: an append is one write(2), not
+ * an open, a write and a close. Each line is in the file (the page cache, as with any write)
+ * when `append` returns; a crash mid-write leaves a torn last line, which `readEventLog` cuts.
+ * A log must be closed here before its file is removed.
+ */
+export class EventLogFiles {
+  private readonly open = new Map<string, number>();
+
+  constructor(private readonly limit = MAX_OPEN_LOGS) {}
+
+  /** Appends one JSON line (`json` without its newline). */
+  append(file: string, json: string): void {
+    let fd = this.open.get(file);
+    if (fd === undefined) {
+      if (this.open.size >= this.limit) this.closeFirstOpened();
+      fd = fs.openSync(file, "a");
+      this.open.set(file, fd);
+    }
+    writeWhole(fd, `${json}\n`);
+  }
+
+  /** How many logs are open (for tests). */
+  get openCount(): number {
+    return this.open.size;
+  }
+
+  close(file: string): void {
+    const fd = this.open.get(file);
+    if (fd === undefined) return;
+    this.open.delete(file);
+    fs.closeSync(fd);
+  }
+
+  closeAll(): void {
+    for (const file of [...this.open.keys()]) this.close(file);
+  }
+
+  private closeFirstOpened(): void {
+    const [first] = this.open.keys();
+    if (first !== undefined) this.close(first);
+  }
+}
+
+/** A regular file takes the whole line in one write; the loop covers a short write anyway. */
+function writeWhole(fd: number, line: string): void {
+  const written = fs.writeSync(fd, line);
+  const length = Buffer.byteLength(line);
+  if (written === length) return;
+  const bytes = Buffer.from(line);
+  for (let offset = written; offset < length; ) offset += fs.writeSync(fd, bytes, offset);
 }
 
 /** A crash mid-append leaves a line without its newline; cut it so the next append stays whole. */

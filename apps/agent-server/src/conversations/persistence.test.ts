@@ -2,10 +2,34 @@ import fs from "node:fs";
 import path from "node:path";
 import type { ConversationInfo, EventPage } from "@sandbox-server/agent-contracts";
 import { afterEach, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer, waitFor } from "../../test/harness";
+import {
+  createConversation,
+  listEvents,
+  sendText,
+  startTestServer,
+  type TestServer,
+  waitFor,
+} from "../../test/harness";
 
 let server: TestServer;
 afterEach(() => server.dispose());
+
+/** The files this process holds open, as their paths (a removed file ends in " (deleted)"). */
+const openFiles = () =>
+  fs.readdirSync("/proc/self/fd").flatMap((fd) => {
+    try {
+      return [fs.readlinkSync(`/proc/self/fd/${fd}`)];
+    } catch {
+      return [];
+    }
+  });
+
+const texts = (events: { kind: string; llm_message?: unknown }[]) =>
+  events.flatMap((event) =>
+    event.kind === "MessageEvent"
+      ? [(event.llm_message as { content: { text: string }[] }).content[0]?.text]
+      : [],
+  );
 
 const eventsOf = async (id: string) =>
   (await server.api<EventPage>("GET", `/api/conversations/${id}/events/search`)).body.items;
@@ -84,5 +108,61 @@ describe("persistence across a restart", () => {
     const events = await eventsOf(id);
     expect(events).toHaveLength(2);
     expect(fs.readFileSync(log, "utf8").split("\n").filter(Boolean)).toHaveLength(2);
+  });
+});
+
+describe("the event log and meta.json on disk", () => {
+  it("has every event appended before and after restarts, in order, once each", async () => {
+    server = await startTestServer();
+    const { id } = await createConversation(server);
+    const sent: string[] = [];
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 4; i++) {
+        sent.push(`m${round}-${i}`);
+        expect((await sendText(server, id, `m${round}-${i}`, false)).status).toBe(200);
+      }
+      server = await server.restart();
+    }
+    expect(texts(await listEvents(server, id))).toEqual(sent);
+    const log = path.join(server.dataDir, "conversations", id, "events.jsonl");
+    const lines = fs.readFileSync(log, "utf8").split("\n");
+    expect(lines.at(-1)).toBe("");
+    expect(texts(lines.filter(Boolean).map((line) => JSON.parse(line)))).toEqual(sent);
+  });
+
+  it("has the last event's updated_at in meta.json after a shutdown, and after the restart", async () => {
+    server = await startTestServer();
+    const { id, updated_at: created } = await createConversation(server);
+    await sendText(server, id, "one", false);
+    await sendText(server, id, "two", false);
+    const last = (await listEvents(server, id)).at(-1);
+    expect(last?.timestamp).not.toBe(created);
+    await server.close();
+    const meta = JSON.parse(
+      fs.readFileSync(path.join(server.dataDir, "conversations", id, "meta.json"), "utf8"),
+    );
+    expect(meta.info.updated_at).toBe(last?.timestamp);
+
+    server = await server.restart();
+    const info = await server.api<ConversationInfo>("GET", `/api/conversations/${id}`);
+    expect(info.body.updated_at).toBe(last?.timestamp);
+  });
+
+  it("closes a conversation's event log when it is deleted, and every log on shutdown", async () => {
+    server = await startTestServer();
+    const [kept, deleted] = [await createConversation(server), await createConversation(server)];
+    await sendText(server, kept.id, "kept", false);
+    await sendText(server, deleted.id, "deleted", false);
+    const logOf = (id: string) => path.join(server.dataDir, "conversations", id, "events.jsonl");
+    const isOpen = (id: string) => openFiles().some((file) => file.startsWith(logOf(id)));
+    expect(isOpen(kept.id) && isOpen(deleted.id)).toBe(true);
+
+    expect((await server.api("DELETE", `/api/conversations/${deleted.id}`)).status).toBe(200);
+    expect(fs.existsSync(logOf(deleted.id))).toBe(false);
+    expect(isOpen(deleted.id)).toBe(false);
+    expect(isOpen(kept.id)).toBe(true);
+
+    await server.close();
+    expect(openFiles().filter((file) => file.startsWith(server.dataDir))).toEqual([]);
   });
 });

@@ -190,6 +190,8 @@ describe("one conversation", () => {
   it("gets it, 404 when unknown, 422 when the id is not a UUID", async () => {
     const info = await create();
     expect((await server.api("GET", `/api/conversations/${info.id}`)).body).toEqual(info);
+    const upper = await server.api("GET", `/api/conversations/${info.id.toUpperCase()}`);
+    expect(upper.body).toEqual(info);
     const missing = await server.api("GET", `/api/conversations/${randomUUID()}`);
     expect(missing).toEqual({ status: 404, body: { detail: "Conversation not found" } });
     expect((await server.api("GET", "/api/conversations/xyz")).status).toBe(422);

@@ -21,7 +21,7 @@ export function createKeyChecker(initial: readonly string[]): KeyChecker {
       if (!candidate) return false;
       const crypto = process.getBuiltinModule("node:crypto");
       // Comparing fixed-length digests keeps the comparison constant-time whatever the lengths.
-      const digest = (value: string) => crypto.createHash("sha256").update(value).digest();
+      const digest = (value: string) => crypto.hash("sha256", value, "buffer");
       digests ??= keys.map(digest);
       const given = digest(candidate);
       return digests.some((known) => crypto.timingSafeEqual(known, given));

@@ -17,12 +17,16 @@ export function watchIdleBodies(idleMs: number): {
 
   const drop = (req: IncomingMessage) => {
     inFlight.delete(req);
-    if (inFlight.size > 0 || !sweeper) return;
-    clearInterval(sweeper);
-    sweeper = undefined;
   };
 
+  // The interval stops at a sweep that finds nothing in flight, not when the last request ends:
+  // back-to-back requests would otherwise start and stop it for each one.
   const sweep = () => {
+    if (inFlight.size === 0) {
+      clearInterval(sweeper);
+      sweeper = undefined;
+      return;
+    }
     const at = Date.now();
     for (const [req, seen] of inFlight) {
       const read = req.socket.bytesRead;

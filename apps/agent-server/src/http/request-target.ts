@@ -24,7 +24,8 @@ export function parseTarget(url: string): RequestTarget {
     }
   }
   const query: Query = {};
-  for (const [key, value] of new URLSearchParams(mark < 0 ? "" : url.slice(mark + 1))) {
+  if (mark < 0) return { segments, query };
+  for (const [key, value] of new URLSearchParams(url.slice(mark + 1))) {
     const previous = query[key];
     if (previous === undefined) query[key] = value;
     else if (Array.isArray(previous)) previous.push(value);

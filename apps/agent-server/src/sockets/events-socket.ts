@@ -61,13 +61,13 @@ function start(ws: WebSocket, ctx: AgentServerContext, request: SocketRequest): 
     ws.close(CLOSE_POLICY, "Invalid resend parameters");
     return;
   }
-  const send = (event: AgentEvent | ServerErrorEvent) => {
+  const send = (event: AgentEvent | ServerErrorEvent, json?: string) => {
     if (ws.readyState !== ws.OPEN) return;
     if (ws.bufferedAmount > MAX_BUFFERED_BYTES) {
       ws.close(CLOSE_TRY_AGAIN_LATER, "Client too slow");
       return;
     }
-    ws.send(eventFrame(event));
+    ws.send(eventFrame(event, json));
   };
   // Snapshot and subscription happen in one synchronous step: no event is missed or doubled.
   send(fullStateEvent(conversation));

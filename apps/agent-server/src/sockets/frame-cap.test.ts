@@ -11,11 +11,11 @@ describe("eventFrame", () => {
   };
 
   it("sends an event under the cap whole", () => {
-    expect(JSON.parse(eventFrame(event, 10_000))).toEqual(event);
+    expect(JSON.parse(eventFrame(event, undefined, 10_000))).toEqual(event);
   });
 
   it("sends a placeholder naming the event when it is over the cap", () => {
-    const frame = JSON.parse(eventFrame(event, 1000));
+    const frame = JSON.parse(eventFrame(event, undefined, 1000));
     expect(frame).toMatchObject({
       id: "e1",
       timestamp: event.timestamp,

@@ -13,9 +13,16 @@ interface EventLike {
   source?: unknown;
 }
 
-/** The frame for `event`: its JSON, or a placeholder when that is over `maxBytes`. */
-export function eventFrame(event: EventLike, maxBytes = MAX_EVENT_FRAME_BYTES): string {
-  const text = JSON.stringify(event);
+/**
+ * The frame for `event`: its JSON (`json` when the caller has it already), or a placeholder when
+ * that is over `maxBytes`.
+ */
+export function eventFrame(
+  event: EventLike,
+  json?: string,
+  maxBytes = MAX_EVENT_FRAME_BYTES,
+): string {
+  const text = json ?? JSON.stringify(event);
   if (Buffer.byteLength(text) <= maxBytes) return text;
   return JSON.stringify({
     id: event.id,
