@@ -1,4 +1,9 @@
-import type { DeliveryOutcome, DueDelivery, WebhookDeliveryRow } from "@sandbox-server/db";
+import type {
+  DeliveryOutcome,
+  DueDelivery,
+  WebhookDeliveryRow,
+  WebhookRow,
+} from "@sandbox-server/db";
 import { errorMessage } from "@sandbox-server/runtime/error-message";
 import { Agent } from "undici";
 import type { CoreConfig, CoreDeps } from "../../deps";
@@ -19,6 +24,16 @@ const CLAIM_MARGIN_MS = 5_000;
 const BOOKKEEPING_MS = 2_000;
 /** Most deliveries of one stream sent on one claim (the head and those queued behind it). */
 const MAX_RUN = 50;
+/**
+ * Least time between two looks at the outbox. Under a stream of events every stored batch and
+ * every finished run asks for a look; each costs a few statements (two of them walk the pending
+ * heads), so a look per nudge spent more on bookkeeping than on sending. A few milliseconds
+ * gather what came meanwhile into one look.
+ */
+const LOOK_GAP_MS = 5;
+/** The gap after a look that started at least `BUSY_LOOK` deliveries: fuller runs, fewer looks. */
+const BUSY_LOOK_GAP_MS = 20;
+const BUSY_LOOK = 8;
 
 /** A head and the rows queued behind it, claimed together and sent in order. */
 interface Run {
@@ -61,6 +76,8 @@ export class DeliveryWorker {
   private pumpQueued = false;
   private pumping = false;
   private pumpAgain = false;
+  private lastLook = Number.NEGATIVE_INFINITY;
+  private lookGap = LOOK_GAP_MS;
   private timer: NodeJS.Timeout | null = null;
   private timerAt = Number.POSITIVE_INFINITY;
   private readonly nudge = () => this.schedulePump();
@@ -116,13 +133,17 @@ export class DeliveryWorker {
     return this.inFlight.size;
   }
 
+  /** A look at the outbox at the next turn, or once the gap since the last has passed. */
   private schedulePump(): void {
     if (this.pumpQueued || !this.running) return;
     this.pumpQueued = true;
-    setImmediate(() => {
+    const look = () => {
       this.pumpQueued = false;
       void this.pump();
-    });
+    };
+    const wait = this.lastLook + this.lookGap - performance.now();
+    if (wait > 0) setTimeout(look, wait).unref();
+    else setImmediate(look);
   }
 
   /** One look at the outbox at a time; a nudge meanwhile makes it look once more. */
@@ -132,14 +153,14 @@ export class DeliveryWorker {
       return;
     }
     this.pumping = true;
+    this.pumpAgain = false;
+    this.lastLook = performance.now();
     try {
-      do {
-        this.pumpAgain = false;
-        await this.fill();
-      } while (this.pumpAgain && this.running);
+      await this.fill();
     } finally {
       this.pumping = false;
     }
+    if (this.pumpAgain) this.schedulePump();
   }
 
   private async fill(): Promise<void> {
@@ -157,8 +178,12 @@ export class DeliveryWorker {
         excludeSeqs: [...this.inFlight.keys()],
         excludeOwners: this.share.ownersAtLimit(perUser),
       });
-      const next = await repos.webhookDeliveries.nextDueAt(now);
-      if (next !== null) this.wakeAt(next);
+      // Runs started now ask for the next look when they end; only a quiet outbox needs a timer
+      // (a retry's time, or another holder's claim running out).
+      if (due.length === 0) {
+        const next = await repos.webhookDeliveries.nextDueAt(now);
+        if (next !== null) this.wakeAt(next);
+      }
     } catch (error) {
       this.deps.log.error({ reason: errorMessage(error) }, "reading the webhook outbox failed");
       this.wakeAt(this.deps.now() + config.webhookBackoffBaseMs);
@@ -175,10 +200,18 @@ export class DeliveryWorker {
       this.wakeAt(this.deps.now() + config.webhookBackoffBaseMs);
       return;
     }
+    const sending = runs.reduce((n, run) => n + run.rows.length, 0);
+    this.lookGap = sending >= BUSY_LOOK ? BUSY_LOOK_GAP_MS : LOOK_GAP_MS;
     const started = new Set(runs.map((run) => run.head.seq));
     // Another worker has it (or it is done): not ours to send.
     for (const row of picked) if (!started.has(row.seq)) this.share.release(row);
-    for (const run of runs) this.dispatch(run);
+    // Each webhook read once per look, however many of its streams go out.
+    const hooks = new Map<string, Promise<WebhookRow | undefined>>();
+    for (const run of runs) {
+      const id = run.head.webhookId;
+      if (!hooks.has(id)) hooks.set(id, repos.webhooks.get(id));
+      this.dispatch(run, hooks.get(id) as Promise<WebhookRow | undefined>);
+    }
   }
 
   /**
@@ -226,9 +259,9 @@ export class DeliveryWorker {
     return this.running ? runs : [];
   }
 
-  private dispatch(run: Run): void {
+  private dispatch(run: Run, hook: Promise<WebhookRow | undefined>): void {
     const { head } = run;
-    const work = this.send(run)
+    const work = this.send(run, hook)
       .catch((error: unknown) => {
         this.deps.log.error(
           { deliveryId: head.id, reason: errorMessage(error) },
@@ -259,9 +292,9 @@ export class DeliveryWorker {
   }
 
   /** Sends a run's rows in order, then stores their outcomes (the rest given back unsent). */
-  private async send(run: Run): Promise<void> {
-    const { config, repos } = this.deps;
-    const hook = await repos.webhooks.get(run.head.webhookId);
+  private async send(run: Run, webhook: Promise<WebhookRow | undefined>): Promise<void> {
+    const { config } = this.deps;
+    const hook = await webhook;
     if (!hook) return; // deleted meanwhile; its rows went with it
     const outcomes: DeliveryOutcome[] = [];
     let next = 0;

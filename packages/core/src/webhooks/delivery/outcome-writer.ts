@@ -10,6 +10,13 @@ const MAX_RETRY_MS = 1_000;
 const TRIES_STOPPING = 5;
 /** A failing batch is logged at its first failed try and every this many after. */
 const LOG_EVERY = 5;
+/**
+ * After a batch of at least `BUSY_BATCH` outcomes the next write waits this long for more: under a
+ * stream, runs end a few at a time, and a statement per few outcomes cost the store more than
+ * the sends did. A quiet worker's outcome is written at once.
+ */
+const BUSY_GATHER_MS = 10;
+const BUSY_BATCH = 8;
 
 interface Waiting {
   outcomes: DeliveryOutcome[];
@@ -18,7 +25,7 @@ interface Waiting {
 
 /**
  * Writes attempts' outcomes for the delivery worker, one statement for whatever came in while the
- * last write ran: the bookkeeping costs a write per batch, not per delivery, which is what lets
+ * last write ran (and, under a stream, a few milliseconds more): the bookkeeping costs a write per batch, not per delivery, which is what lets
  * deliveries keep up with a stream of events (on SQLite, each write also waits for the ingest
  * worker's lock). While the worker runs (`running`), a failed write is tried again until it is
  * stored: the runs waiting for it keep their slots, so their heads are not due to this worker
@@ -29,6 +36,7 @@ interface Waiting {
 export class OutcomeWriter {
   private waiting: Waiting[] = [];
   private writing = false;
+  private busy = false;
 
   constructor(
     private readonly deps: Pick<CoreDeps, "repos" | "replicaId" | "log">,
@@ -48,9 +56,12 @@ export class OutcomeWriter {
     this.writing = true;
     try {
       while (this.waiting.length > 0) {
+        if (this.busy && this.running()) await sleep(BUSY_GATHER_MS);
         const batch = this.waiting;
         this.waiting = [];
-        const error = await this.store(batch.flatMap((w) => w.outcomes));
+        const outcomes = batch.flatMap((w) => w.outcomes);
+        this.busy = outcomes.length >= BUSY_BATCH;
+        const error = await this.store(outcomes);
         for (const w of batch) w.done(error);
       }
     } finally {
