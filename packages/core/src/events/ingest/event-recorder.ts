@@ -23,8 +23,8 @@ const BUSY_BATCH = 8;
 
 /**
  * Batches followed events: everything that arrives within BATCH_WINDOW_MS (BUSY_BATCH_WINDOW_MS
- * while a stream keeps batches full) is stored in a single transaction. One commit per burst instead of one per event keeps event ingestion off the
- * request path's back. Batches are stored one after another (events that arrive while one is
+ * while a stream keeps batches full) is stored in a single transaction. One commit per burst
+ * instead of one per event keeps event ingestion off the request path's back. Batches are stored one after another (events that arrive while one is
  * being stored wait for the next), so a conversation's events are stored in arrival order.
  * `flush` stores what is pending at once and resolves when everything received is stored (on
  * shutdown).

@@ -209,8 +209,9 @@ export class DeliveryWorker {
     const hooks = new Map<string, Promise<WebhookRow | undefined>>();
     for (const run of runs) {
       const id = run.head.webhookId;
-      if (!hooks.has(id)) hooks.set(id, repos.webhooks.get(id));
-      this.dispatch(run, hooks.get(id) as Promise<WebhookRow | undefined>);
+      const hook = hooks.get(id) ?? repos.webhooks.get(id);
+      hooks.set(id, hook);
+      this.dispatch(run, hook);
     }
   }
 

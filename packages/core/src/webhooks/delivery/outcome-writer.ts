@@ -25,9 +25,9 @@ interface Waiting {
 
 /**
  * Writes attempts' outcomes for the delivery worker, one statement for whatever came in while the
- * last write ran (and, under a stream, a few milliseconds more): the bookkeeping costs a write per batch, not per delivery, which is what lets
- * deliveries keep up with a stream of events (on SQLite, each write also waits for the ingest
- * worker's lock). While the worker runs (`running`), a failed write is tried again until it is
+ * last write ran (and, under a stream, a few milliseconds more): the bookkeeping costs a write
+ * per batch, not per delivery, which is what lets deliveries keep up with a stream of events
+ * (on SQLite, each write also waits for the ingest worker's lock). While the worker runs (`running`), a failed write is tried again until it is
  * stored: the runs waiting for it keep their slots, so their heads are not due to this worker
  * meanwhile, and nothing already delivered is sent again because its outcome came late. Once the
  * worker stops, a batch gets a few more tries; if it still fails, its rows keep their claims until

@@ -50,9 +50,9 @@ export function cpuWeightFile(version: 1 | 2, weight: number): { file: string; v
  * sandbox's first process into — before it forks, so that nothing of the sandbox starts
  * outside: v1's `tasks` (the launcher writes `0`, itself, single-threaded), v2's `cgroup.procs`
  * (it writes its pid). Why v1's `tasks`: a write to `cgroup.procs` (or of a pid) takes the
- * kernel's global threadgroup lock for writing, which waits for an RCU grace period — 6–16 ms on the development VM at every start; moving the
- * writing thread itself (`0` into `tasks`) skips that lock (kernel/cgroup/cgroup.c,
- * cgroup_procs_write_start) and takes ~0.3 ms.
+ * kernel's global threadgroup lock for writing, which waits for an RCU grace period — 6–16 ms
+ * on the development VM at every start; moving the writing thread itself (`0` into `tasks`)
+ * skips that lock (kernel/cgroup/cgroup.c, cgroup_procs_write_start) and takes ~0.3 ms.
  * Memory is RAM plus swap: swap is not a way around the limit.
  */
 export async function createSandboxCgroup(
