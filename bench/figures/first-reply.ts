@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { tmpdir } from "node:os";
 import WebSocket from "ws";
 import type { ControlPlane, Json } from "../lib/control-plane";
 import type { BenchContext, FigureResult, Row } from "../lib/figure";
@@ -102,7 +103,7 @@ export async function firstReply(ctx: BenchContext): Promise<FigureResult> {
     },
     rows,
     notes: [
-      `**Conversation create → first agent reply**: POST /app-conversations with a shell agent and \`initial_message\` \`echo …\` (run: true) until the agent's reply is readable on the agent server (${READ === "poll" ? `polled every ${POLL_MS} ms` : "read from its events socket, opened once the create is answered"}); cold starts a sandbox per conversation, warm claims one of WARM_POOL_SIZE=${WARM_POOL_SIZE} (each run once the pool is full again). The floor, measured before every run, is a bare \`node\` HTTP server's spawn → first answer; the targets are ratios to it because the machine's load moves both. Phases: request → sandbox RUNNING or claimed (the control plane's record, ms precision) → conversation created on the agent server → the agent's command started → command done → reply stored → reply read by the client.`,
+      `**Conversation create → first agent reply**: POST /app-conversations with a shell agent and \`initial_message\` \`echo …\` (run: true) until the agent's reply is readable on the agent server (${READ === "poll" ? `polled every ${POLL_MS} ms` : "read from its events socket, opened once the create is answered"}); cold starts a sandbox per conversation, warm claims one of WARM_POOL_SIZE=${WARM_POOL_SIZE} (each run once the pool is full again). The floor, measured before every run, is a bare \`node\` HTTP server's spawn → first answer, in the environment a sandbox's agent server gets (an inherited NODE_EXTRA_CA_CERTS would make it load the CA bundle at start, a slower node than any sandbox runs); the targets are ratios to it because the machine's load moves both. Phases: request → sandbox RUNNING or claimed (the control plane's record, ms precision) → conversation created on the agent server → the agent's command started → command done → reply stored → reply read by the client.`,
     ],
   };
 }
@@ -271,6 +272,14 @@ function rowsOf(variant: Variant, runtime: RuntimeKind, entry: Entry): Row[] {
   ];
 }
 
+/**
+ * The environment of the floor's node: what a sandbox's agent server gets (PATH, HOME, LANG), not
+ * the bench's own. An inherited NODE_EXTRA_CA_CERTS, set on many machines, makes node read and
+ * parse the whole CA bundle at start (~45 ms here, more than node's own start): a floor started
+ * with it is a slower node than any sandbox runs, and a ratio to it flatters.
+ */
+const FLOOR_ENV = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: tmpdir(), LANG: "C.UTF-8" };
+
 /** A bare node HTTP server: spawn → its first answered request, in milliseconds (the floor). */
 async function bareNodeFirstAnswer(): Promise<number> {
   const started = performance.now();
@@ -280,7 +289,7 @@ async function bareNodeFirstAnswer(): Promise<number> {
       "-e",
       'const s=require("http").createServer((q,r)=>r.end("ok")).listen(0,"127.0.0.1",()=>console.log(s.address().port))',
     ],
-    { stdio: ["ignore", "pipe", "inherit"] },
+    { stdio: ["ignore", "pipe", "inherit"], env: FLOOR_ENV },
   );
   try {
     const port = await new Promise<number>((resolve, reject) => {
