@@ -21,6 +21,12 @@ export interface LaunchOptions {
   exitCodesCarrySignals?: boolean;
   /** Ends every process of this launch (more than the child's group, under bwrap). */
   killAll: () => Promise<void>;
+  /**
+   * Called once the process exists, before its listening line is awaited: work that need not
+   * precede it (each spawn holds the control plane's thread while its address space is copied)
+   * then overlaps the agent server's own start.
+   */
+  onSpawned?: (pid: number, logOffset: number) => void;
 }
 
 export interface ExitInfo {
@@ -67,6 +73,7 @@ export async function launchAgentServer(options: LaunchOptions): Promise<Launche
     exited = watchExit(child, options.exitCodesCarrySignals ?? false);
     if (options.fd3) writeAndClose(child.stdio[3] as Writable | null, options.fd3);
     if (options.fd4) writeAndClose(child.stdio[4] as Writable | null, options.fd4);
+    if (child.pid !== undefined) options.onSpawned?.(child.pid, log.offset);
   } finally {
     await log.handle.close();
   }

@@ -16,6 +16,7 @@ import { planLaunch, spawnArgvOf } from "./plan-launch";
 import type { ProcessRuntimeSettings } from "./process-runtime-options";
 import {
   createSandboxDirs,
+  type SandboxPaths,
   type SandboxSecrets,
   type SandboxState,
   writeSandboxState,
@@ -128,6 +129,9 @@ export async function launchRun(
   record.proxyPort = network?.proxyPort ?? null;
   const state = launchState(settings, record);
   let detail: string;
+  // With a veth pair the agent server's port is known before it listens: the run is recorded
+  // (a flushed write) while it starts, not after.
+  let earlyState = null as Promise<string | null> | null;
   try {
     // The cgroup `register` made for this launch, if it did (once: a relaunch makes its own).
     const preparedCgroup =
@@ -170,7 +174,8 @@ export async function launchRun(
     // place (a ruleset that fails means no pasta, and a failed launch). pasta carries the marker,
     // so pause, delete and a relaunch reach it with the sandbox.
     // With a veth pair the ruleset replaces the closed table the pair came with.
-    const linkUp =
+    // Both begin once the agent server is spawned: its start is the longer wait.
+    const bringLinkUp = (): Promise<{ port: number | null; error: string | null }> | null =>
       network && netns
         ? (network.link === "veth"
             ? applyRuleset(network.tools, netns, network.ruleset).then(() => INSIDE_AGENT_PORT)
@@ -180,6 +185,7 @@ export async function launchRun(
             (error: unknown) => ({ port: null, error: errorMessage(error) }),
           )
         : null;
+    let linkUp = null as ReturnType<typeof bringLinkUp>;
     const launched = await launchAgentServer({
       argv: spawnArgvOf(argv, cgroup?.joinFiles ?? []),
       env: plan.env,
@@ -190,6 +196,11 @@ export async function launchRun(
       logFile: paths.logFile,
       listenTimeoutMs: settings.listenTimeoutMs,
       killAll: () => killSandboxProcesses(paths.dir),
+      onSpawned: (pid, logOffset) => {
+        linkUp = bringLinkUp();
+        if (network?.link !== "veth") return;
+        earlyState = recordRun(paths, { ...state, pid, port: INSIDE_AGENT_PORT, logOffset });
+      },
     }).catch(async (error: unknown) => {
       await linkUp;
       await killSandboxProcesses(paths.dir);
@@ -209,10 +220,7 @@ export async function launchRun(
     const host = network?.address ?? null;
     const run = { pid, host, port, argv: plan.argv, logOffset, exitRecorded: null, cgroup };
     logger.info({ sandboxId, pid, port, isolation: state.isolation }, "agent server launched");
-    const stateWritten = writeSandboxState(paths, state).then(
-      () => null,
-      (error: unknown) => `its launch could not be recorded (${errorMessage(error)})`,
-    );
+    const stateWritten = earlyState ?? recordRun(paths, state);
     return { ok: true, run, exited: launched.exited, stateWritten };
   } catch (error) {
     // Also the unexpected (spawn refusing its arguments): the sandbox then reports why.
@@ -222,6 +230,16 @@ export async function launchRun(
         : `agent server could not be started (${errorMessage(error)})`;
     logger.warn({ sandboxId, detail }, "agent server did not start");
   }
+  // After the run's own record, if one was begun: the last write says there is no run.
+  await earlyState;
   await writeSandboxState(paths, state);
   return { ok: false, detail };
+}
+
+/** Writes the run's `sandbox.json`: null once written, else why it was not (never rejects). */
+function recordRun(paths: SandboxPaths, state: SandboxState): Promise<string | null> {
+  return writeSandboxState(paths, state).then(
+    () => null,
+    (error: unknown) => `its launch could not be recorded (${errorMessage(error)})`,
+  );
 }

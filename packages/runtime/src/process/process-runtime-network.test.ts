@@ -17,12 +17,12 @@ import { detectBwrap } from "./isolation/detect-bwrap";
 import { chooseLink, detectNetns, type NetnsLink } from "./network/detect-netns";
 import { POOL_SIZE } from "./network/netns-pool";
 import { readRefusalMarks } from "./network/refusal-gate";
-import { netnsPathOf } from "./network/sandbox-network";
+import { INSIDE_AGENT_PORT, netnsPathOf } from "./network/sandbox-network";
 import { hostAddressOf } from "./network/veth-link";
 import type { ProcessRuntime } from "./process-runtime";
 import { readCmdline, readProcState } from "./read-proc";
-import { resolveSandboxPaths } from "./sandbox-files";
-import { findSandboxProcesses } from "./sandbox-processes";
+import { readSandboxState, resolveSandboxPaths } from "./sandbox-files";
+import { findSandboxProcesses, killSandboxProcesses } from "./sandbox-processes";
 import { LanHost } from "./test/lan-host";
 import { expectRefusalsPulled, installProbe, probeFromHost } from "./test/probe";
 import { agentServerHostPid, RuntimeFixture, runBash } from "./test/support";
@@ -559,3 +559,42 @@ function networkSuite(link: NetnsLink): void {
     },
   );
 }
+
+describe.skipIf(!LINKS.includes("veth"))("ProcessRuntime: a launch on a veth pair", () => {
+  const fixture = new RuntimeFixture();
+  afterAll(async () => {
+    await fixture.cleanUp();
+  });
+
+  it("records its run while the agent server starts, and no run once that start fails", async () => {
+    const rootDir = await fixture.createRootDir();
+    const runtime = fixture.createRuntime(rootDir, {
+      sandboxing: "bwrap",
+      networking: "own",
+      networkLink: "veth",
+      listenTimeoutMs: READY_TIMEOUT_MS,
+    });
+    const sandboxId = `sb_${randomUUID().slice(0, 8)}`;
+    const paths = resolveSandboxPaths(rootDir, sandboxId);
+    // Never prints a listening line: the start waits while the record is read.
+    const starting = runtime.start({
+      sandboxId,
+      ownerId: "user_1",
+      specId: "default",
+      sessionApiKey: `key-${randomUUID()}`,
+      env: {},
+      command: ["sh", "-c", "exec sleep 600"],
+    });
+    await vi.waitFor(
+      async () => expect((await readSandboxState(paths))?.pid).toEqual(expect.any(Number)),
+      { timeout: READY_TIMEOUT_MS, interval: 20 },
+    );
+    const recorded = await readSandboxState(paths);
+    expect(recorded?.port).toBe(INSIDE_AGENT_PORT);
+    expect((await readCmdline(recorded?.pid ?? 0))?.[0]).toMatch(/bwrap$/);
+
+    await killSandboxProcesses(paths.dir);
+    expect(await starting).toMatchObject({ state: "exited", agentServerUrl: null });
+    expect(await readSandboxState(paths)).toMatchObject({ pid: null, port: null });
+  });
+});
