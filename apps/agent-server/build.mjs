@@ -42,15 +42,30 @@ const englishOnly = {
 // builds its ESM facade (node:fs's reads every lazy getter and so loads streams, ~8 ms), and the
 // built-ins only the API needs (child_process, crypto, zlib for ws, ...) then wait for the first
 // API call. The same holds for ws and busboy, whose require() calls land here too.
+//
+// ws requires https and tls (for its client) and zlib (for compression, which this server does not
+// offer) when it is loaded, at a sandbox's first events socket: ~5 ms and some memory for modules
+// it never calls here. What ws requires of those gets a stand-in that loads the module at its
+// first property read.
 const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
+const unusedByWs = new Set(["https", "tls", "zlib"]);
 const lazyBuiltins = {
   name: "lazy-builtins",
   setup(builder) {
-    builder.onResolve({ filter: /.*/ }, (args) =>
-      builtins.has(args.path) ? { path: args.path, namespace: "builtin" } : undefined,
-    );
+    builder.onResolve({ filter: /.*/ }, (args) => {
+      if (!builtins.has(args.path)) return undefined;
+      const deferred = unusedByWs.has(args.path) && args.importer.includes("/node_modules/ws/");
+      return { path: args.path, namespace: deferred ? "deferred-builtin" : "builtin" };
+    });
     builder.onLoad({ filter: /.*/, namespace: "builtin" }, (args) => ({
       contents: `module.exports = process.getBuiltinModule(${JSON.stringify(args.path)});`,
+      loader: "js",
+    }));
+    builder.onLoad({ filter: /.*/, namespace: "deferred-builtin" }, (args) => ({
+      contents: `let loaded;
+module.exports = new Proxy({}, {
+  get: (_, key) => (loaded ??= process.getBuiltinModule(${JSON.stringify(args.path)}))[key],
+});`,
       loader: "js",
     }));
   },
