@@ -55,10 +55,22 @@ const lazyBuiltins = {
     builder.onResolve({ filter: /.*/ }, (args) => {
       if (!builtins.has(args.path)) return undefined;
       const deferred = unusedByWs.has(args.path) && args.importer.includes("/node_modules/ws/");
-      return { path: args.path, namespace: deferred ? "deferred-builtin" : "builtin" };
+      const imported = args.kind === "import-statement";
+      return {
+        path: args.path,
+        namespace: deferred ? "deferred-builtin" : imported ? "imported-builtin" : "builtin",
+      };
     });
     builder.onLoad({ filter: /.*/, namespace: "builtin" }, (args) => ({
       contents: `module.exports = process.getBuiltinModule(${JSON.stringify(args.path)});`,
+      loader: "js",
+    }));
+    // An \`import\` of CommonJS gets a copy of the module's properties, a getter each, made where
+    // it is imported (fs: a hundred, and a dozen modules import it); this module has two, the
+    // default export and the flag that says so, and finds everything else on its prototype.
+    builder.onLoad({ filter: /.*/, namespace: "imported-builtin" }, (args) => ({
+      contents: `const builtin = process.getBuiltinModule(${JSON.stringify(args.path)});
+module.exports = { __proto__: builtin, __esModule: true, default: builtin };`,
       loader: "js",
     }));
     builder.onLoad({ filter: /.*/, namespace: "deferred-builtin" }, (args) => ({
