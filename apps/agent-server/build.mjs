@@ -14,7 +14,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import path from "node:path";
-import { build } from "esbuild";
+import { build, transform } from "esbuild";
 
 const outfile = new URL("./dist/agent-server.js", import.meta.url).pathname;
 const { version } = JSON.parse(readFileSync(new URL("./package.json", import.meta.url), "utf8"));
@@ -42,15 +42,42 @@ const englishOnly = {
 // builds its ESM facade (node:fs's reads every lazy getter and so loads streams, ~8 ms), and the
 // built-ins only the API needs (child_process, crypto, zlib for ws, ...) then wait for the first
 // API call. The same holds for ws and busboy, whose require() calls land here too.
+//
+// ws requires https and tls (for its client) and zlib (for compression, which this server does not
+// offer) when it is loaded, at a sandbox's first events socket: ~5 ms and some memory for modules
+// it never calls here. What ws requires of those gets a stand-in that loads the module at its
+// first property read.
 const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
+const unusedByWs = new Set(["https", "tls", "zlib"]);
 const lazyBuiltins = {
   name: "lazy-builtins",
   setup(builder) {
-    builder.onResolve({ filter: /.*/ }, (args) =>
-      builtins.has(args.path) ? { path: args.path, namespace: "builtin" } : undefined,
-    );
+    builder.onResolve({ filter: /.*/ }, (args) => {
+      if (!builtins.has(args.path)) return undefined;
+      const deferred = unusedByWs.has(args.path) && args.importer.includes("/node_modules/ws/");
+      const imported = args.kind === "import-statement";
+      return {
+        path: args.path,
+        namespace: deferred ? "deferred-builtin" : imported ? "imported-builtin" : "builtin",
+      };
+    });
     builder.onLoad({ filter: /.*/, namespace: "builtin" }, (args) => ({
       contents: `module.exports = process.getBuiltinModule(${JSON.stringify(args.path)});`,
+      loader: "js",
+    }));
+    // An \`import\` of CommonJS gets a copy of the module's properties, a getter each, made where
+    // it is imported (fs: a hundred, and a dozen modules import it); this module has two, the
+    // default export and the flag that says so, and finds everything else on its prototype.
+    builder.onLoad({ filter: /.*/, namespace: "imported-builtin" }, (args) => ({
+      contents: `const builtin = process.getBuiltinModule(${JSON.stringify(args.path)});
+module.exports = { __proto__: builtin, __esModule: true, default: builtin };`,
+      loader: "js",
+    }));
+    builder.onLoad({ filter: /.*/, namespace: "deferred-builtin" }, (args) => ({
+      contents: `let loaded;
+module.exports = new Proxy({}, {
+  get: (_, key) => (loaded ??= process.getBuiltinModule(${JSON.stringify(args.path)}))[key],
+});`,
       loader: "js",
     }));
   },
@@ -73,6 +100,25 @@ const noNativeAddons = {
   },
 };
 
+/**
+ * A module whose namespace object is used (zod's `export * as ...`, a dynamic import) gets it
+ * filled at the bundle's top level: getters for every export, zod's nine namespaces close to a
+ * thousand, made at every start although zod itself is initialised only at the first API call.
+ * Each is moved into its module's lazy initialiser, which runs before anything reads it.
+ */
+function lazyNamespaces(text) {
+  const exported = /\/\/ (\S+)\nvar (\w+) = \{\};\n(__export\(\2, \{\n[\s\S]*?\n\}\);\n)/g;
+  let moved = text;
+  for (const [, modulePath, , fill] of text.matchAll(exported)) {
+    const init = `__esm({\n  ${JSON.stringify(modulePath)}() {\n`;
+    if (moved.split(init).length !== 2) continue;
+    moved = moved.replace(fill, "").replace(init, () => `${init}${fill}`);
+  }
+  // Each lazy module is keyed by its path, which only the unminified output needs (esbuild's
+  // minified bundles leave it out): a short key instead.
+  return moved.replace(/(__esm|__commonJS)\(\{\n {2}"[^"\n]*"\(/g, "$1({\n  m(");
+}
+
 const result = await build({
   entryPoints: [new URL("./src/main.ts", import.meta.url).pathname],
   outfile,
@@ -84,8 +130,8 @@ const result = await build({
   format: "cjs",
   legalComments: "none",
   logLevel: "warning",
-  // Less to read and compile at every start; logs carry messages, not stack traces.
-  minify: true,
+  // Minified below, once the namespaces are moved (lazyNamespaces).
+  minify: false,
   plugins: [englishOnly, lazyBuiltins, noNativeAddons],
   define: { __AGENT_SERVER_VERSION__: JSON.stringify(version) },
 });
@@ -102,7 +148,15 @@ const result = await build({
 // (used; absent; stale: made for another bundle; refused: cut short, or by V8 — made by another
 // node).
 const [bundle] = result.outputFiles;
-const source = `(function (exports, require, module, __filename, __dirname) {${bundle.text}\n})`;
+// Less to read and compile at every start; logs carry messages, not stack traces. The function is
+// assigned so that the minifier keeps it, then unwrapped.
+const assigned = "module.exports=";
+const minified = await transform(
+  `${assigned}function (exports, require, module, __filename, __dirname) {${lazyNamespaces(bundle.text)}\n}`,
+  { minify: true, legalComments: "none", target: "node20", format: "cjs" },
+);
+if (!minified.code.startsWith(assigned)) throw new Error("unexpected minified bundle");
+const source = `(${minified.code.slice(assigned.length).trimEnd().replace(/;$/, "")})`;
 const hash = createHash("sha256").update(source).digest("hex").slice(0, 32);
 const loader = `"use strict";
 // Generated by apps/agent-server/build.mjs: the agent-server bundle and its code-cache loader.

@@ -43,7 +43,7 @@ describe("parseConfig", () => {
 
   it("reads flags over the environment, and every session key", () => {
     const config = parseConfig(
-      ["--port", "0", "--host=0.0.0.0"],
+      ["--port", "0", "--host=0.0.0.0", "--files-root=/srv/files", "--files-root", "/srv"],
       {
         PORT: "9000",
         HOST: "10.0.0.1",
@@ -63,6 +63,7 @@ describe("parseConfig", () => {
       dataDir: "/srv/data",
       workspaceDir: "/work",
       llmApiKey: "sk",
+      filesRoot: "/srv",
     });
   });
 
@@ -80,6 +81,9 @@ describe("parseConfig", () => {
     [[], { PORT: "70000" }],
     [["--verbose"], {}],
     [["--port"], {}],
+    [["--port", "--host", "0.0.0.0"], {}],
+    [["-p", "80"], {}],
+    [["--", "--port", "80"], {}],
     [[], { LOG_LEVEL: "loud" }],
     [["extra"], {}],
     [["--files-root", "relative"], {}],

@@ -1,6 +1,5 @@
 import path from "node:path";
-import { parseArgs } from "node:util";
-import { describeError, type LogLevel } from "./logger";
+import type { LogLevel } from "./logger";
 
 /**
  * The agent server's configuration, read once at start. This is the only module that reads
@@ -155,19 +154,35 @@ export function readConfig(): AgentServerConfig {
   return parseConfig(process.argv.slice(2), process.env, process.cwd());
 }
 
+/**
+ * `--name value` and `--name=value` for the flags in FLAGS, nothing else. By hand rather than
+ * util.parseArgs, whose modules node loads on first use: a millisecond of every sandbox's start.
+ */
 function parseFlags(argv: readonly string[]): Partial<Record<Flag, string>> {
-  const options = Object.fromEntries(
-    Object.keys(FLAGS).map((flag) => [flag, { type: "string" as const }]),
-  ) as Record<Flag, { type: "string" }>;
-  try {
-    return parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values;
-  } catch (error) {
-    const expected = Object.keys(FLAGS)
-      .map((flag) => `--${flag}`)
-      .join(", ");
-    const reason = describeError(error);
-    throw new ConfigError(`Invalid agent-server arguments: ${reason} (expected ${expected})`);
+  const values: Partial<Record<Flag, string>> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? "";
+    const [, name = "", inline] = /^--([^=]+)(?:=(.*))?$/s.exec(arg) ?? [];
+    if (!isFlag(name)) throw invalidArguments(`unexpected argument ${JSON.stringify(arg)}`);
+    // A value that looks like a flag is more likely a forgotten value (parseArgs says the same).
+    const value = inline ?? argv[++i];
+    if (value === undefined || (inline === undefined && value.startsWith("-"))) {
+      throw invalidArguments(`--${name} needs a value (--${name}=VALUE if it starts with "-")`);
+    }
+    values[name] = value;
   }
+  return values;
+}
+
+function isFlag(name: string): name is Flag {
+  return Object.hasOwn(FLAGS, name);
+}
+
+function invalidArguments(reason: string): ConfigError {
+  const expected = Object.keys(FLAGS)
+    .map((flag) => `--${flag}`)
+    .join(", ");
+  return new ConfigError(`Invalid agent-server arguments: ${reason} (expected ${expected})`);
 }
 
 function readSessionKeys(env: Readonly<Record<string, string | undefined>>): string[] {

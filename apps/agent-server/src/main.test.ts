@@ -5,6 +5,7 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import { afterEach, describe, expect, it } from "vitest";
 import { BUNDLE } from "../test/build-bundle";
+import { openSocket } from "../test/socket-client";
 
 let child: ChildProcess | undefined;
 let dir: string | undefined;
@@ -47,6 +48,15 @@ describe("the bundle (node dist/agent-server.js)", () => {
       body: JSON.stringify({ agent: { kind: "shell" } }),
     });
     expect(created.status).toBe(201);
+    // The events socket: ws inside the bundle, with the modules it loads on first use only.
+    const { id } = (await created.json()) as { id: string };
+    const socket = await openSocket(
+      `ws://127.0.0.1:${listening.port}/sockets/events/${id}?session_api_key=bundle-key`,
+    );
+    expect(await socket.waitForFrame((frame) => frame.key === "full_state")).toMatchObject({
+      value: { id },
+    });
+    socket.ws.close();
 
     // An upload to a path that cannot be created is a 4xx, not the end of the process.
     const form = new FormData();

@@ -1,5 +1,4 @@
 import { spawn } from "node:child_process";
-import os from "node:os";
 
 export interface CommandOptions {
   cwd: string;
@@ -105,6 +104,7 @@ function trimmed(output: { stdout: string; stderr: string }) {
   };
 }
 
+/** node:os is fetched here, when a command was killed, not with this module at the first call. */
 function signalNumber(signal: NodeJS.Signals | null): number {
-  return signal ? os.constants.signals[signal] : 0;
+  return signal ? process.getBuiltinModule("node:os").constants.signals[signal] : 0;
 }

@@ -4,7 +4,13 @@ import { ConversationInfo } from "@sandbox-server/agent-contracts";
 import { z } from "zod";
 import { advanceClockPast } from "../clock";
 import { describeError, type Logger } from "../logger";
-import { Conversation, type ConversationMeta, META_FILE, writeMeta } from "./conversation";
+import {
+  Conversation,
+  type ConversationMeta,
+  META_FILE,
+  META_TEMPORARY,
+  writeMeta,
+} from "./conversation";
 import { EventLogFiles, isMissing } from "./event-log";
 
 const StoredMeta = z.object({ info: ConversationInfo, cursor: z.int().min(0) });
@@ -51,7 +57,7 @@ export class ConversationStore {
     const dir = path.join(this.root, info.id);
     fs.mkdirSync(dir, { recursive: true });
     const meta: ConversationMeta = { info, cursor: 0 };
-    writeMeta(dir, meta);
+    writeMeta(dir, meta, false);
     const conversation = new Conversation(dir, meta, this.logFiles, this.logger);
     this.conversations.set(info.id, conversation);
     return conversation;
@@ -77,10 +83,14 @@ export class ConversationStore {
 
   private readMeta(dir: string): ConversationMeta | undefined {
     try {
-      const parsed = StoredMeta.safeParse(
-        JSON.parse(fs.readFileSync(path.join(dir, META_FILE), "utf8")),
-      );
-      if (parsed.success) return parsed.data;
+      const file = path.join(dir, META_FILE);
+      const [text, interrupted] = readEither(file, path.join(dir, META_TEMPORARY));
+      const parsed = StoredMeta.safeParse(JSON.parse(text));
+      if (parsed.success) {
+        // A replace cut short by a crash: finished here, before the next save overwrites it.
+        if (interrupted) fs.renameSync(path.join(dir, META_TEMPORARY), file);
+        return parsed.data;
+      }
       this.logger.warn("skipping conversation with invalid meta.json", { dir });
     } catch (error) {
       if (!isMissing(error)) {
@@ -88,5 +98,18 @@ export class ConversationStore {
       }
     }
     return undefined;
+  }
+}
+
+/**
+ * meta.json's text, or, when only the temporary file is there (writeMeta was interrupted between
+ * removing the old file and renaming the new one), the temporary file's and `true`.
+ */
+function readEither(file: string, temporary: string): [string, boolean] {
+  try {
+    return [fs.readFileSync(file, "utf8"), false];
+  } catch (error) {
+    if (!isMissing(error)) throw error;
+    return [fs.readFileSync(temporary, "utf8"), true];
   }
 }

@@ -90,6 +90,20 @@ describe("meta.json after events", () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it("leaves events after a cursor save to their delay, not to the end of the turn", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const { conversation, read } = stored();
+    // A run's start: the status, then the cursor (saved at once), then the agent's first event.
+    conversation.setStatus("running");
+    conversation.advanceCursor(1);
+    const saved = read().info.updated_at;
+    const action = conversation.append(message);
+    await nextTurn();
+    expect(read()).toMatchObject({ cursor: 1, info: { updated_at: saved } });
+    vi.advanceTimersByTime(EVENT_META_SAVE_DELAY_MS);
+    expect(read().info.updated_at).toBe(action.timestamp);
+  });
+
   it("has it at once when flushed, and no timer is left", () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     const { conversation, read } = stored();

@@ -8,7 +8,7 @@ import type {
 } from "@sandbox-server/agent-contracts";
 import { advanceClockPast, nextInstant } from "../clock";
 import type { Logger } from "../logger";
-import { type EventLogFiles, readEventLog } from "./event-log";
+import { type EventLogFiles, isMissing, readEventLog } from "./event-log";
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
@@ -30,6 +30,8 @@ export interface ConversationMeta {
 }
 
 export const META_FILE = "meta.json";
+/** meta.json being written; complete, and the only one, when a crash came mid-replace. */
+export const META_TEMPORARY = "meta.json.tmp";
 export const EVENTS_FILE = "events.jsonl";
 
 /**
@@ -51,6 +53,8 @@ export class Conversation {
   private removed = false;
   /** meta holds a change that meta.json does not have yet. */
   private savePending = false;
+  /** That change includes one that is saved at the end of this turn (saveSoon). */
+  private statusUnsaved = false;
   private saveAtTurnEnd = false;
   private saveTimer: NodeJS.Timeout | undefined;
   readonly eventsFile: string;
@@ -162,6 +166,7 @@ export class Conversation {
 
   save(): void {
     this.savePending = false;
+    this.statusUnsaved = false;
     clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
     if (this.removed) return;
@@ -172,15 +177,18 @@ export class Conversation {
    * Saves at the end of this turn of the event loop, once, whatever changed meanwhile: a run's
    * start changes the status and then the cursor (saved at once, before the command runs) in
    * the same turn, and each save is a file written and renamed, which a busy disk makes slow.
-   * The status is in the event log already.
+   * The status is in the event log already. When something saved it meanwhile, events appended
+   * since (an agent's ActionEvent) wait for their own save (saveAfterEvents): a write at the end
+   * of the turn would only move `updated_at`, while the agent's command runs.
    */
   private saveSoon(): void {
     this.savePending = true;
+    this.statusUnsaved = true;
     if (this.saveAtTurnEnd) return;
     this.saveAtTurnEnd = true;
     setImmediate(() => {
       this.saveAtTurnEnd = false;
-      if (this.savePending) this.save();
+      if (this.statusUnsaved) this.save();
     });
   }
 
@@ -202,9 +210,25 @@ export class Conversation {
   }
 }
 
-/** Write-then-rename, so a crash leaves the old meta.json or the new one, never half of one. */
-export function writeMeta(dir: string, meta: ConversationMeta): void {
+/**
+ * Write-then-rename, so a crash leaves the old meta.json or the new one, never half of one. The
+ * old one is removed first: ext4 writes a file renamed over another to disk there and then
+ * (auto_da_alloc), which held every status change up for milliseconds on a busy disk, for a
+ * safety against power loss that nothing else here has (nothing is fsynced). A crash between the
+ * removal and the rename leaves the whole new file as META_TEMPORARY, which the store loads.
+ */
+export function writeMeta(dir: string, meta: ConversationMeta, replacing = true): void {
   const file = path.join(dir, META_FILE);
-  fs.writeFileSync(`${file}.tmp`, JSON.stringify(meta), { mode: 0o600 });
-  fs.renameSync(`${file}.tmp`, file);
+  const temporary = path.join(dir, META_TEMPORARY);
+  fs.writeFileSync(temporary, JSON.stringify(meta), { mode: 0o600 });
+  if (replacing) removeIfPresent(file);
+  fs.renameSync(temporary, file);
+}
+
+function removeIfPresent(file: string): void {
+  try {
+    fs.unlinkSync(file);
+  } catch (error) {
+    if (!isMissing(error)) throw error;
+  }
 }

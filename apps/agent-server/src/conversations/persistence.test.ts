@@ -148,6 +148,27 @@ describe("the event log and meta.json on disk", () => {
     expect(info.body.updated_at).toBe(last?.timestamp);
   });
 
+  it("takes meta.json.tmp when a crash came between removing meta.json and renaming it", async () => {
+    server = await startTestServer();
+    const [kept, interrupted] = [
+      await createConversation(server),
+      await createConversation(server),
+    ];
+    await server.api("PATCH", `/api/conversations/${interrupted.id}`, { title: "Renamed" });
+    await server.close();
+    const dir = path.join(server.dataDir, "conversations", interrupted.id);
+    fs.renameSync(path.join(dir, "meta.json"), path.join(dir, "meta.json.tmp"));
+
+    server = await server.restart();
+    const ids = (
+      await server.api<{ items: ConversationInfo[] }>("GET", "/api/conversations/search")
+    ).body.items.map((info) => info.id);
+    expect(ids.sort()).toEqual([kept.id, interrupted.id].sort());
+    const info = await server.api<ConversationInfo>("GET", `/api/conversations/${interrupted.id}`);
+    expect(info.body.title).toBe("Renamed");
+    expect(fs.readdirSync(dir).sort()).toEqual(["events.jsonl", "meta.json"]);
+  });
+
   it("closes a conversation's event log when it is deleted, and every log on shutdown", async () => {
     server = await startTestServer();
     const [kept, deleted] = [await createConversation(server), await createConversation(server)];

@@ -14,7 +14,9 @@ export function logRequest(logger: Logger, req: IncomingMessage, res: ServerResp
   const given = req.headers["x-request-id"];
   const requestId =
     typeof given === "string" && given.length <= 200 ? given : `${prefix}-${++counter}`;
-  const started = performance.now();
+  // process.hrtime, not performance.now: the global `performance` loads perf_hooks (a dozen
+  // modules) at a sandbox's first request.
+  const started = process.hrtime.bigint();
   res.setHeader("x-request-id", requestId);
   res.on("finish", () => {
     const fields = {
@@ -22,7 +24,7 @@ export function logRequest(logger: Logger, req: IncomingMessage, res: ServerResp
       method: req.method,
       path: (req.url ?? "").split("?")[0],
       status: res.statusCode,
-      ms: Math.round(performance.now() - started),
+      ms: Math.round(Number(process.hrtime.bigint() - started) / 1e6),
     };
     if (res.statusCode >= 500) logger.warn("request failed", fields);
     else logger.debug("request", fields);

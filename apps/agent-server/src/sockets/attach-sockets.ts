@@ -69,6 +69,9 @@ export function createSocketServer(
       const wss = await server;
       if (closed) socket.destroy();
       if (socket.destroyed) return;
+      // The 101 answer, the full state and the past events leave in one write, not one each
+      // (handleUpgrade calls back synchronously).
+      socket.cork();
       wss.handleUpgrade(req, socket, head, (ws) => {
         // Protocol errors (oversized or malformed frames) close the socket; they must not crash us.
         ws.on("error", () => ws.terminate());
@@ -81,6 +84,7 @@ export function createSocketServer(
           resend: readResendRequest(url.searchParams),
         });
       });
+      socket.uncork();
     },
     close() {
       closed = true;
