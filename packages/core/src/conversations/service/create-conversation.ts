@@ -104,16 +104,27 @@ async function startConversation(
 ): Promise<CreatedConversation> {
   const deadline = deps.now() + deps.config.conversationStartTimeoutMs;
   const ownSandbox = !input.sandbox_id;
+  const agent = input.agent ?? DEFAULT_AGENT;
   // A sandbox started here is named on the task, which then waits for it, in the transaction
   // that records it: a control plane killed from then on leaves a task that says which sandbox
   // to remove.
   let linked: StartTaskRow | undefined;
-  const linkToTask: SandboxLink = async (tx, sandboxId) => {
-    linked = await tx.startTasks.update(id, {
-      status: "WAITING_FOR_SANDBOX",
-      sandboxId,
-      updatedAt: deps.now(),
-    });
+  const early = new Map<string, Promise<{ executionStatus: string | null }>>();
+  const link: SandboxLink = {
+    async record(tx, sandboxId) {
+      linked = await tx.startTasks.update(id, {
+        status: "WAITING_FOR_SANDBOX",
+        sandboxId,
+        updatedAt: deps.now(),
+      });
+    },
+    // A warm-pool member takes the conversation while its claim is stored. Its outcome waits
+    // (handled) until the claim is: a claim that fails leaves the member to the pool's retiring.
+    handedOver(sandbox) {
+      const created = createOnAgentServer(deps, sandbox, id, agent, input, deadline);
+      created.catch(() => undefined);
+      early.set(sandbox.id, created);
+    },
   };
   const found = input.sandbox_id
     ? await findOwnedSandbox(deps, ownerId, input.sandbox_id)
@@ -122,7 +133,7 @@ async function startConversation(
           deps,
           ownerId,
           { sandbox_spec_id: input.sandbox_spec_id ?? undefined },
-          linkToTask,
+          link,
         )
       ).row;
   const sandboxId = found.id;
@@ -134,12 +145,12 @@ async function startConversation(
       found.status === "RUNNING" && found.agentServerUrl
         ? found
         : await waitUntilRunning(deps, sandboxId, deadline);
-    const agent = input.agent ?? DEFAULT_AGENT;
-    // The request goes first and the task's move is stored while the agent server creates the
-    // conversation; both are settled before either's failure is acted on, so that a failed
-    // create's ERROR is the task's last write.
+    const sent = early.get(sandboxId);
+    // The request goes first (or went at the claim) and the task's move is stored while the
+    // agent server creates the conversation; both are settled before either's failure is acted
+    // on, so that a failed create's ERROR is the task's last write.
     const [created, moved] = await Promise.allSettled([
-      createOnAgentServer(deps, sandbox, id, agent, input, deadline),
+      sent ?? createOnAgentServer(deps, sandbox, id, agent, input, deadline),
       moveStartTask(deps, id, "STARTING_CONVERSATION", {
         agentServerUrl: sandbox.agentServerUrl,
       }),

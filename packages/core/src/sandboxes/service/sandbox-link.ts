@@ -1,7 +1,18 @@
-import type { Repositories } from "@sandbox-server/db";
+import type { Repositories, SandboxRow } from "@sandbox-server/db";
 
-/**
- * Written in the transaction that makes a sandbox the caller's (a new row, or a warm-pool claim):
- * whatever must never be without it (a conversation's start task names the sandbox it started).
- */
-export type SandboxLink = (tx: Repositories, sandboxId: string) => Promise<void>;
+/** What a sandbox's start tells the caller it starts it for (a conversation's create). */
+export interface SandboxLink {
+  /**
+   * Written in the transaction that makes a sandbox the caller's (a new row, or a warm-pool
+   * claim): whatever must never be without it (a conversation's start task names the sandbox
+   * it started).
+   */
+  record(tx: Repositories, sandboxId: string): Promise<void>;
+  /**
+   * A warm-pool member answers to its new key (given here) and its claim is about to be stored:
+   * the caller may begin to use it meanwhile. Nothing of the caller's is recorded on it yet: a
+   * claim that then fails leaves a pool member whose key nobody holds, which the next claim
+   * retires (as a control plane killed between the rotation and the claim does).
+   */
+  handedOver?(sandbox: SandboxRow): void;
+}

@@ -145,7 +145,7 @@ export async function createSandbox(
       // Warm-pool members have none: a claim gives them their owner's.
       ...(input.lifetime ? initialLifetime(input.lifetime, now) : {}),
     });
-    await link?.(tx, inserted.id);
+    await link?.record(tx, inserted.id);
     return inserted;
   });
   await registerLaunch(deps, row, spec);

@@ -120,6 +120,7 @@ async function handOver(
       });
       return;
     }
+    link?.handedOver?.({ ...member, sessionApiKey });
     const now = deps.now();
     const claimed = await deps.transaction(async (tx) => {
       const row = await tx.sandboxes.claim(id, POOL_OWNER_ID, {
@@ -132,7 +133,7 @@ async function handOver(
         updatedAt: now,
         ...claimedLifetime(lifetime, now),
       });
-      if (row) await link?.(tx, id);
+      if (row) await link?.record(tx, id);
       return row;
     });
     if (!claimed) return;
