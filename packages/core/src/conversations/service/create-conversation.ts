@@ -85,10 +85,24 @@ export async function createConversation(
     await findOwnedConversation(deps, ownerId, input.parent_conversation_id);
   }
   const request = acceptedRequest(id, input);
-  onTask(await openStartTask(deps, ownerId, id, request, idempotencyRecordId));
+  let opening: Promise<void> | undefined;
+  const open = () => {
+    if (!opening) {
+      opening = openStartTask(deps, ownerId, id, request, idempotencyRecordId).then(onTask);
+      // Its failure is the create's, met by whoever awaits it.
+      opening.catch(() => undefined);
+    }
+    return opening;
+  };
+  // A given id may be taken: that is found out before a sandbox is touched. A new one is stored
+  // while the sandbox is found (a warm-pool claim's key rotation), before anything names it.
+  if (input.conversation_id || input.sandbox_id) await open();
   try {
-    return await startConversation(deps, ownerId, id, input, onTask);
+    return await startConversation(deps, ownerId, id, input, onTask, open);
   } catch (error) {
+    // A task that could not be opened has nothing to settle (its failure comes first); one not
+    // opened yet is, so that every failure of the create leaves its task in ERROR.
+    await open();
     const failed = await failStartTask(deps, id, error);
     if (failed.task) onTask(failed.task);
     throw failed.error;
@@ -101,6 +115,7 @@ async function startConversation(
   id: string,
   input: CreateConversationInput,
   onTask: StartTaskListener,
+  openTask: () => Promise<void>,
 ): Promise<CreatedConversation> {
   const deadline = deps.now() + deps.config.conversationStartTimeoutMs;
   const ownSandbox = !input.sandbox_id;
@@ -111,6 +126,7 @@ async function startConversation(
   let linked: StartTaskRow | undefined;
   const early = new Map<string, Promise<{ executionStatus: string | null }>>();
   const link: SandboxLink = {
+    prepare: openTask,
     async record(tx, sandboxId) {
       linked = await tx.startTasks.update(id, {
         status: "WAITING_FOR_SANDBOX",

@@ -123,6 +123,7 @@ export async function createSandbox(
   keepFree = 0,
   link?: SandboxLink,
 ): Promise<{ row: SandboxRow; ready: Promise<SandboxRow | undefined> }> {
+  await link?.prepare?.();
   const now = deps.now();
   const row = await deps.transaction(async (tx) => {
     await assertCapacity(deps, tx, keepFree);

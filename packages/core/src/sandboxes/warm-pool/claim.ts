@@ -7,7 +7,7 @@ import { lifetimeDueAt as dueAt, initialLifetime, type LifetimePolicy } from "..
 import { portAccessOf } from "../ports/contracts";
 import { sameEgressPolicy } from "../service/egress-policy";
 import type { SandboxLink } from "../service/sandbox-link";
-import { updateSandbox } from "../service/status";
+import { type SandboxMoveDeps, updateSandbox } from "../service/status";
 import { isPoolMember, newSessionKey, POOL_OWNER_ID } from "./pool-state";
 
 /** How long a claim waits for the pool sandbox's agent server to take the new key. */
@@ -98,27 +98,35 @@ async function handOver(
     if (!member.agentServerUrl) return;
     const sessionApiKey = newSessionKey();
     let step = "session key";
+    let prepared: Promise<void> | undefined;
     try {
       if (!sameEgressPolicy(member.network, network)) {
         step = "egress policy";
         await deps.runtime.setEgressPolicy?.(id, network);
         step = "session key";
       }
-      const answer = await deps.agents.request(member.agentServerUrl, member.sessionApiKey, {
+      const rotation = deps.agents.request(member.agentServerUrl, member.sessionApiKey, {
         method: "POST",
         path: "/api/session-keys",
         body: JSON.stringify({ session_api_key: sessionApiKey }),
         timeoutMs: ROTATE_TIMEOUT_MS,
       });
+      // Stored while the agent server answers.
+      prepared = link?.prepare?.();
+      const answer = await rotation;
       if (answer.status !== 200) throw new Error(`the agent server answered ${answer.status}`);
     } catch (error) {
       // Unusable for anyone: the refill removes it and starts another.
       deps.log.warn({ sandboxId: id, reason: errorMessage(error) }, "warm sandbox not claimable");
-      await updateSandbox(deps, id, {
-        status: "ERROR",
-        statusDetail: `Its ${step} could not be changed: ${errorMessage(error)}`,
-      });
+      await retire(deps, id, `Its ${step} could not be changed: ${errorMessage(error)}`);
       return;
+    }
+    try {
+      await prepared;
+    } catch (error) {
+      // It answers to a key nobody will hold (and perhaps to the owner's egress policy).
+      await retire(deps, id, `It was not claimed: ${errorMessage(error)}`);
+      throw error;
     }
     link?.handedOver?.({ ...member, sessionApiKey });
     const now = deps.now();
@@ -142,6 +150,11 @@ async function handOver(
     deps.events.emit("sandbox.status_changed", { sandbox: claimed, previousStatus: null });
     return claimed;
   });
+}
+
+/** ERROR: the refill removes it and starts another. */
+async function retire(deps: SandboxMoveDeps, id: string, statusDetail: string): Promise<void> {
+  await updateSandbox(deps, id, { status: "ERROR", statusDetail });
 }
 
 /** The owner's policy, its active time counted from the claim (the pool's wait is not theirs). */
