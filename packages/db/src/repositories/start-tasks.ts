@@ -5,6 +5,7 @@ import {
   countWhere,
   type Executor,
   first,
+  placeholders,
   type Query,
   selectById,
   selectPage,
@@ -23,9 +24,16 @@ function matching({ t }: Query, filter: StartTaskFilter): SQL | undefined {
 
 export function createStartTaskRepository({ read, write }: Executor) {
   return {
+    // Every conversation create stores one: prepared once per connection.
     insert: (row: StartTaskRow) =>
-      write(async ({ db, t }) => {
-        await db.insert(t.conversationStartTasks).values(row);
+      write(async (q) => {
+        const insert = q.prepared("start_tasks_insert", ({ db, t }) =>
+          db
+            .insert(t.conversationStartTasks)
+            .values(placeholders(t.conversationStartTasks))
+            .prepare("start_tasks_insert"),
+        );
+        await insert.all(row);
         return row;
       }),
     get: (id: string) =>
