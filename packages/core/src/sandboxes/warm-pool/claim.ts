@@ -37,19 +37,14 @@ export async function claimWarmSandbox(
   const canSetEgress = deps.runtime.setEgressPolicy !== undefined;
   const { taken } = deps.warmPool;
   // The pool's own rows only: a claim reads (and decrypts the keys of) a few, not every RUNNING
-  // one. Oldest first (the page is newest first): the one whose warm-up is surely over.
-  const running = await deps.repos.sandboxes.search(
-    { ownerId: POOL_OWNER_ID, status: "RUNNING", specId: spec.id },
-    { limit: MAX_MEMBERS_READ },
+  // one. Oldest first: the one whose warm-up is surely over.
+  const running = await deps.repos.sandboxes.listRunning(POOL_OWNER_ID, spec.id, MAX_MEMBERS_READ);
+  const members = running.filter(
+    (row) =>
+      isPoolMember(row, deps) &&
+      row.specId === spec.id &&
+      (canSetEgress || sameEgressPolicy(row.network, input.network)),
   );
-  const members = running.items
-    .reverse()
-    .filter(
-      (row) =>
-        isPoolMember(row, deps) &&
-        row.specId === spec.id &&
-        (canSetEgress || sameEgressPolicy(row.network, input.network)),
-    );
   for (const member of members) {
     if (taken.has(member.id)) continue;
     taken.add(member.id);
