@@ -134,9 +134,9 @@ async function startConversation(
         updatedAt: deps.now(),
       });
     },
-    // A warm-pool member takes the conversation while its claim is stored. Its outcome waits
-    // (handled) until the claim is: a claim that fails leaves the member to the pool's retiring.
-    handedOver(sandbox) {
+    // The conversation is asked for while the sandbox is made this create's (a warm-pool claim)
+    // or RUNNING (a new one). Its outcome waits, handled, until then.
+    reachable(sandbox) {
       const created = createOnAgentServer(deps, sandbox, id, agent, input, deadline);
       created.catch(() => undefined);
       early.set(sandbox.id, created);

@@ -16,10 +16,12 @@ export interface SandboxLink {
    */
   prepare?(): Promise<void>;
   /**
-   * A warm-pool member answers to its new key (given here) and its claim is about to be stored:
-   * the caller may begin to use it meanwhile. Nothing of the caller's is recorded on it yet: a
-   * claim that then fails leaves a pool member whose key nobody holds, which the next claim
-   * retires (as a control plane killed between the rotation and the claim does).
+   * The sandbox's agent server answers, at the address and under the key given here, and what
+   * makes it the caller's running sandbox is being stored (a warm-pool claim, a new sandbox's
+   * move to RUNNING): the caller may begin to use it meanwhile. Should that not be stored, what
+   * the caller began runs on a sandbox nobody is handed: a pool member whose key nobody holds
+   * (which the next claim retires, as after a control plane killed between rotation and claim)
+   * or a sandbox whose delete won the race.
    */
-  handedOver?(sandbox: SandboxRow): void;
+  reachable?(sandbox: SandboxRow): void;
 }

@@ -123,7 +123,7 @@ async function handOver(
       await retire(deps, id, `It was not claimed: ${errorMessage(error)}`);
       throw error;
     }
-    link?.handedOver?.({ ...member, sessionApiKey });
+    link?.reachable?.({ ...member, sessionApiKey });
     const now = deps.now();
     const claimed = await deps.transaction(async (tx) => {
       const row = await tx.sandboxes.claim(id, POOL_OWNER_ID, {
