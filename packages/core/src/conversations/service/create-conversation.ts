@@ -31,6 +31,9 @@ import {
 
 const DEFAULT_AGENT = { kind: "shell" } as const;
 
+/** What the agent server's create answered. */
+type Created = { executionStatus: string | null };
+
 export interface CreatedConversation {
   row: ConversationRow;
   sandbox: SandboxRow;
@@ -124,22 +127,31 @@ async function startConversation(
   // that records it: a control plane killed from then on leaves a task that says which sandbox
   // to remove.
   let linked: StartTaskRow | undefined;
-  const early = new Map<string, Promise<{ executionStatus: string | null }>>();
+  // A claimed member is asked for the conversation before its claim is stored: the claim's
+  // transaction stores the task's next state too.
+  let starting: StartTaskRow | undefined;
+  const asked = new Map<string, { agentServerUrl: string | null; created: Promise<Created> }>();
   const link: SandboxLink = {
     prepare: openTask,
     async record(tx, sandboxId) {
+      const updatedAt = deps.now();
       linked = await tx.startTasks.update(id, {
         status: "WAITING_FOR_SANDBOX",
         sandboxId,
-        updatedAt: deps.now(),
+        updatedAt,
       });
+      const { agentServerUrl } = asked.get(sandboxId) ?? {};
+      if (linked && agentServerUrl) {
+        const next = { status: "STARTING_CONVERSATION", agentServerUrl, updatedAt } as const;
+        starting = await tx.startTasks.update(id, next);
+      }
     },
     // The conversation is asked for while the sandbox is made this create's (a warm-pool claim)
     // or RUNNING (a new one). Its outcome waits, handled, until then.
     reachable(sandbox) {
       const created = createOnAgentServer(deps, sandbox, id, agent, input, deadline);
       created.catch(() => undefined);
-      early.set(sandbox.id, created);
+      asked.set(sandbox.id, { agentServerUrl: sandbox.agentServerUrl, created });
     },
   };
   const found = input.sandbox_id
@@ -161,15 +173,16 @@ async function startConversation(
       found.status === "RUNNING" && found.agentServerUrl
         ? found
         : await waitUntilRunning(deps, sandboxId, deadline);
-    const sent = early.get(sandboxId);
-    // The request goes first (or went at the claim) and the task's move is stored while the
-    // agent server creates the conversation; both are settled before either's failure is acted
-    // on, so that a failed create's ERROR is the task's last write.
+    // The request goes first (or went already) and the task's move is stored (or was) while
+    // the agent server creates the conversation; both are settled before either's failure is
+    // acted on, so that a failed create's ERROR is the task's last write.
     const [created, moved] = await Promise.allSettled([
-      sent ?? createOnAgentServer(deps, sandbox, id, agent, input, deadline),
-      moveStartTask(deps, id, "STARTING_CONVERSATION", {
-        agentServerUrl: sandbox.agentServerUrl,
-      }),
+      asked.get(sandboxId)?.created ??
+        createOnAgentServer(deps, sandbox, id, agent, input, deadline),
+      starting ??
+        moveStartTask(deps, id, "STARTING_CONVERSATION", {
+          agentServerUrl: sandbox.agentServerUrl,
+        }),
     ]);
     if (moved.status === "rejected") throw moved.reason;
     if (created.status === "rejected") throw created.reason;
@@ -286,7 +299,7 @@ async function createOnAgentServer(
   agent: object,
   input: CreateConversationInput,
   deadline: number,
-): Promise<{ executionStatus: string | null }> {
+): Promise<Created> {
   // The initial message goes as given: the agent server runs it unless it says `run: false`.
   const body = {
     conversation_id: conversationId,
