@@ -165,12 +165,9 @@ describe("warm pool", () => {
     expect(res.status).toBe(200);
     const states: { status: string; sandbox_id: string | null; app_conversation_id: string }[] =
       res.body;
-    expect(states.map((state) => state.status)).toEqual([
-      "WORKING",
-      "WAITING_FOR_SANDBOX",
-      "STARTING_CONVERSATION",
-      "READY",
-    ]);
+    expect(states.map((state) => state.status).join(" → ")).toBe(
+      "WORKING → WAITING_FOR_SANDBOX → STARTING_CONVERSATION → READY",
+    );
     const ready = states.at(-1);
     expect(before.has(ready?.sandbox_id ?? "")).toBe(true);
     const conv = await t.api("GET", `/api/v1/app-conversations?ids=${ready?.app_conversation_id}`, {
