@@ -73,7 +73,9 @@ export async function claimWarmSandbox(
  * first: nobody holds a key to the sandbox while it is wider than its owner asked.
  * The swap comes first, so the new key is never recorded for a sandbox that does not accept it;
  * a control plane killed between the two leaves a pool member that refuses the pool key, which
- * the next claim finds out and retires.
+ * the next claim finds out and retires. While the agent server swaps keys, what the link records
+ * needs is stored (`prepare`); once it has, the link may use the sandbox (`reachable`) while the
+ * claim is stored.
  */
 async function handOver(
   deps: Pick<
@@ -106,14 +108,17 @@ async function handOver(
         body: JSON.stringify({ session_api_key: sessionApiKey }),
         timeoutMs: ROTATE_TIMEOUT_MS,
       });
-      // Stored while the agent server answers.
+      // Stored while the agent server answers (its failure is met below, once it has).
       prepared = link?.prepare?.();
+      prepared?.catch(() => undefined);
       const answer = await rotation;
       if (answer.status !== 200) throw new Error(`the agent server answered ${answer.status}`);
     } catch (error) {
       // Unusable for anyone: the refill removes it and starts another.
       deps.log.warn({ sandboxId: id, reason: errorMessage(error) }, "warm sandbox not claimable");
       await retire(deps, id, `Its ${step} could not be changed: ${errorMessage(error)}`);
+      // A link that could not prepare ends the claim here, before another member is touched.
+      await prepared;
       return;
     }
     try {
