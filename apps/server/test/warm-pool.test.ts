@@ -156,6 +156,37 @@ describe("warm pool", () => {
     await poolOf(POOL);
   });
 
+  it("a conversation on a claimed member passes every start-task state, and its agent server holds it", async () => {
+    const before = new Set((await poolOf(POOL)).map((m) => m.id));
+    const res = await t.api("POST", "/api/v1/app-conversations/stream-start", {
+      key: bob,
+      body: { title: "warm" },
+    });
+    expect(res.status).toBe(200);
+    const states: { status: string; sandbox_id: string | null; app_conversation_id: string }[] =
+      res.body;
+    expect(states.map((state) => state.status).join(" → ")).toBe(
+      "WORKING → WAITING_FOR_SANDBOX → STARTING_CONVERSATION → READY",
+    );
+    const ready = states.at(-1);
+    expect(before.has(ready?.sandbox_id ?? "")).toBe(true);
+    const conv = await t.api("GET", `/api/v1/app-conversations?ids=${ready?.app_conversation_id}`, {
+      key: bob,
+    });
+    expect(conv.status).toBe(200);
+    const [found] = conv.body;
+    expect(found).toMatchObject({ sandbox_id: ready?.sandbox_id, sandbox_status: "RUNNING" });
+    const held = await fetch(`${found.conversation_url}`, {
+      headers: { "x-session-api-key": found.session_api_key },
+    });
+    expect(held.status).toBe(200);
+    await held.body?.cancel();
+    // The next test counts running sandboxes.
+    const removed = await t.api("DELETE", `/api/v1/sandboxes/${ready?.sandbox_id}`, { key: bob });
+    expect(removed.status).toBe(200);
+    await poolOf(POOL);
+  });
+
   it("at the running limit the pool makes room: a user's create succeeds", async () => {
     // alice 1 + bob 1 + pool 2: one slot left, which the pool never takes. `env` cannot be
     // given to a running agent server, so these creates cannot claim.

@@ -30,4 +30,9 @@ export interface IdempotencyState {
   replayed: boolean;
   /** The key's record while this request runs the create (a create may note it on its task). */
   recordId?: string | null;
+  /**
+   * Set by a create that stored its answer under the record itself, with what it recorded (a
+   * conversation's): there is nothing left to store.
+   */
+  answered?: boolean;
 }

@@ -104,8 +104,10 @@ async function runClaimed<R extends Result>(
   try {
     const result = await call.next();
     try {
-      if (result.ok) await completeClaim(deps.repos, id, call.successStatus, result.data);
-      else await releaseClaim(deps.repos, id);
+      if (!result.ok) await releaseClaim(deps.repos, id);
+      else if (!call.state.answered) {
+        await completeClaim(deps.repos, id, call.successStatus, result.data);
+      }
     } catch (error) {
       // The create's own answer stands; the record stays in progress until it is abandoned.
       deps.log.error({ err: error }, "could not record the outcome of an idempotent create");

@@ -161,6 +161,38 @@ describe.each(storeAdapters())("$name store", (adapter) => {
       expect(await store.startTasks.count({ ownerId: "usr_a" })).toBe(2);
     });
 
+    it("moves a task by patches of several shapes, each setting only what it gives", async () => {
+      await store.startTasks.insert(task("t1", 100, { request: { title: "kept" } }));
+      await store.startTasks.update("t1", {
+        status: "WAITING_FOR_SANDBOX",
+        sandboxId: "sb_1",
+        updatedAt: 110,
+      });
+      await store.startTasks.update("t1", {
+        status: "STARTING_CONVERSATION",
+        agentServerUrl: "http://127.0.0.1:1",
+        updatedAt: 120,
+      });
+      // An undefined field is left out; a null one is written.
+      const failed = await store.startTasks.update("t1", {
+        status: "ERROR",
+        detail: "it failed",
+        sandboxId: undefined,
+        updatedAt: 130,
+      });
+      expect(failed).toEqual({
+        ...task("t1", 100, { request: { title: "kept" } }),
+        status: "ERROR",
+        detail: "it failed",
+        sandboxId: "sb_1",
+        agentServerUrl: "http://127.0.0.1:1",
+        updatedAt: 130,
+      });
+      const cleared = await store.startTasks.update("t1", { detail: null, updatedAt: 140 });
+      expect(cleared).toMatchObject({ status: "ERROR", detail: null, sandboxId: "sb_1" });
+      expect(await store.startTasks.get("t1")).toEqual(cleared);
+    });
+
     it("lists every owner's tasks in some statuses, with their replica and idempotency record", async () => {
       await store.startTasks.insert(task("t1", 100, { replicaId: "rpl_a" }));
       await store.startTasks.insert(

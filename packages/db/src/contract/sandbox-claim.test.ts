@@ -77,4 +77,19 @@ describe.each(storeAdapters())("$name store: sandboxes.claim", (adapter) => {
     expect(await store.sandboxes.claim("sb_2", "usr_pool", claim("usr_a"))).toBeUndefined();
     expect((await store.sandboxes.get("sb_2"))?.ownerId).toBe("usr_pool");
   });
+
+  it("lists an owner's RUNNING sandboxes of a spec, oldest first, up to the limit", async () => {
+    await store.sandboxes.insert(poolMember("sb_new", { createdAt: 30 }));
+    await store.sandboxes.insert(poolMember("sb_old", { createdAt: 10 }));
+    await store.sandboxes.insert(poolMember("sb_mid", { createdAt: 20 }));
+    await store.sandboxes.insert(poolMember("sb_starting", { status: "STARTING", createdAt: 1 }));
+    await store.sandboxes.insert(poolMember("sb_spec", { specId: "other", createdAt: 2 }));
+    await store.sandboxes.insert(poolMember("sb_owner", { ownerId: "usr_a", createdAt: 3 }));
+    const listed = await store.sandboxes.listRunning("usr_pool", "default", 10);
+    expect(listed.map((row) => row.id)).toEqual(["sb_old", "sb_mid", "sb_new"]);
+    // Keys come out as they went in (opened), like every other read of the row.
+    expect(listed[0]?.sessionApiKey).toBe("pool-key");
+    const first = await store.sandboxes.listRunning("usr_pool", "default", 2);
+    expect(first.map((row) => row.id)).toEqual(["sb_old", "sb_mid"]);
+  });
 });

@@ -59,6 +59,30 @@ export function createSandboxRepository({ read, write }: Executor) {
         );
         return selectPage(db, s, matching, { sort: s.createdAt, direction: "desc" }, page);
       }),
+    /**
+     * The RUNNING sandboxes of `ownerId` with spec `specId`, oldest first, at most `limit`: a
+     * warm-pool claim's candidates. On every warm create's path: prepared once per connection.
+     */
+    listRunning: (ownerId: string, specId: string, limit: number) =>
+      read((q) =>
+        q
+          .prepared("sandboxes_running_of_spec", ({ db, t }) =>
+            db
+              .select()
+              .from(t.sandboxes)
+              .where(
+                and(
+                  eq(t.sandboxes.ownerId, sql.placeholder("ownerId")),
+                  eq(t.sandboxes.status, "RUNNING"),
+                  eq(t.sandboxes.specId, sql.placeholder("specId")),
+                ),
+              )
+              .orderBy(asc(t.sandboxes.createdAt), asc(t.sandboxes.id))
+              .limit(sql.placeholder("limit"))
+              .prepare("sandboxes_running_of_spec"),
+          )
+          .all({ ownerId, specId, limit }),
+      ),
     listByStatus: (statuses: string[]) =>
       read(({ db, t }) =>
         db.select().from(t.sandboxes).where(inArray(t.sandboxes.status, statuses)),

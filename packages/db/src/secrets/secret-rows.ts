@@ -82,6 +82,8 @@ export function sealedRepositories(repos: Repositories, box: SecretBox): Reposit
         return sandboxes.claim(id, fromOwnerId, sealed).then(openOne);
       },
       search: (filter, page) => sandboxes.search(filter, page).then(openPage(openSandbox)),
+      listRunning: (ownerId, specId, limit) =>
+        sandboxes.listRunning(ownerId, specId, limit).then(openAll),
       listByStatus: (statuses) => sandboxes.listByStatus(statuses).then(openAll),
       listAll: () => sandboxes.listAll().then(openAll),
       listLifetimeDue: (now, limit) => sandboxes.listLifetimeDue(now, limit).then(openAll),

@@ -27,13 +27,10 @@ export const createConversation = authedProcedure
   .input(CreateConversationInput)
   .output(StartedAppConversation)
   .mutation(async ({ ctx, input }) => {
-    const created = await createConversationVerb(
-      ctx.deps,
-      ctx.user.id,
-      input,
-      undefined,
-      ctx.idempotency.recordId ?? null,
-    );
+    const recordId = ctx.idempotency.recordId ?? null;
+    const created = await createConversationVerb(ctx.deps, ctx.user.id, input, undefined, recordId);
+    // The answer went under the key with the conversation, in its transaction.
+    if (recordId) ctx.idempotency.answered = true;
     const conversation = toAppConversation(created.row, created.sandbox, created.executionStatus);
     return { ...toStartTask(created.task), ...conversation };
   });

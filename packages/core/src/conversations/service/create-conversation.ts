@@ -31,6 +31,9 @@ import {
 
 const DEFAULT_AGENT = { kind: "shell" } as const;
 
+/** What the agent server's create answered. */
+type Created = { executionStatus: string | null };
+
 export interface CreatedConversation {
   row: ConversationRow;
   sandbox: SandboxRow;
@@ -85,10 +88,24 @@ export async function createConversation(
     await findOwnedConversation(deps, ownerId, input.parent_conversation_id);
   }
   const request = acceptedRequest(id, input);
-  onTask(await openStartTask(deps, ownerId, id, request, idempotencyRecordId));
+  let opening: Promise<void> | undefined;
+  const open = () => {
+    if (!opening) {
+      opening = openStartTask(deps, ownerId, id, request, idempotencyRecordId).then(onTask);
+      // Its failure is the create's, met by whoever awaits it.
+      opening.catch(() => undefined);
+    }
+    return opening;
+  };
+  // A given id may be taken: that is found out before a sandbox is touched. A new one is stored
+  // while the sandbox is found (a warm-pool claim's key rotation), before anything names it.
+  if (input.conversation_id || input.sandbox_id) await open();
   try {
-    return await startConversation(deps, ownerId, id, input, onTask);
+    return await startConversation(deps, ownerId, id, input, onTask, open);
   } catch (error) {
+    // A task that could not be opened has nothing to settle (its failure comes first); one not
+    // opened yet is, so that every failure of the create leaves its task in ERROR.
+    await open();
     const failed = await failStartTask(deps, id, error);
     if (failed.task) onTask(failed.task);
     throw failed.error;
@@ -101,19 +118,41 @@ async function startConversation(
   id: string,
   input: CreateConversationInput,
   onTask: StartTaskListener,
+  openTask: () => Promise<void>,
 ): Promise<CreatedConversation> {
   const deadline = deps.now() + deps.config.conversationStartTimeoutMs;
   const ownSandbox = !input.sandbox_id;
+  const agent = input.agent ?? DEFAULT_AGENT;
   // A sandbox started here is named on the task, which then waits for it, in the transaction
   // that records it: a control plane killed from then on leaves a task that says which sandbox
   // to remove.
   let linked: StartTaskRow | undefined;
-  const linkToTask: SandboxLink = async (tx, sandboxId) => {
-    linked = await tx.startTasks.update(id, {
-      status: "WAITING_FOR_SANDBOX",
-      sandboxId,
-      updatedAt: deps.now(),
-    });
+  // A claimed member is asked for the conversation before its claim is stored: the claim's
+  // transaction stores the task's next state too.
+  let starting: StartTaskRow | undefined;
+  const asked = new Map<string, { agentServerUrl: string | null; created: Promise<Created> }>();
+  const link: SandboxLink = {
+    prepare: openTask,
+    async record(tx, sandboxId) {
+      const updatedAt = deps.now();
+      linked = await tx.startTasks.update(id, {
+        status: "WAITING_FOR_SANDBOX",
+        sandboxId,
+        updatedAt,
+      });
+      const { agentServerUrl } = asked.get(sandboxId) ?? {};
+      if (linked && agentServerUrl) {
+        const next = { status: "STARTING_CONVERSATION", agentServerUrl, updatedAt } as const;
+        starting = await tx.startTasks.update(id, next);
+      }
+    },
+    // The conversation is asked for while the sandbox is made this create's (a warm-pool claim)
+    // or RUNNING (a new one). Its outcome waits, handled, until then.
+    reachable(sandbox) {
+      const created = createOnAgentServer(deps, sandbox, id, agent, input, deadline);
+      created.catch(() => undefined);
+      asked.set(sandbox.id, { agentServerUrl: sandbox.agentServerUrl, created });
+    },
   };
   const found = input.sandbox_id
     ? await findOwnedSandbox(deps, ownerId, input.sandbox_id)
@@ -122,7 +161,7 @@ async function startConversation(
           deps,
           ownerId,
           { sandbox_spec_id: input.sandbox_spec_id ?? undefined },
-          linkToTask,
+          link,
         )
       ).row;
   const sandboxId = found.id;
@@ -134,15 +173,16 @@ async function startConversation(
       found.status === "RUNNING" && found.agentServerUrl
         ? found
         : await waitUntilRunning(deps, sandboxId, deadline);
-    const agent = input.agent ?? DEFAULT_AGENT;
-    // The request goes first and the task's move is stored while the agent server creates the
-    // conversation; both are settled before either's failure is acted on, so that a failed
-    // create's ERROR is the task's last write.
+    // The request goes first (or went already) and the task's move is stored (or was) while
+    // the agent server creates the conversation; both are settled before either's failure is
+    // acted on, so that a failed create's ERROR is the task's last write.
     const [created, moved] = await Promise.allSettled([
-      createOnAgentServer(deps, sandbox, id, agent, input, deadline),
-      moveStartTask(deps, id, "STARTING_CONVERSATION", {
-        agentServerUrl: sandbox.agentServerUrl,
-      }),
+      asked.get(sandboxId)?.created ??
+        createOnAgentServer(deps, sandbox, id, agent, input, deadline),
+      starting ??
+        moveStartTask(deps, id, "STARTING_CONVERSATION", {
+          agentServerUrl: sandbox.agentServerUrl,
+        }),
     ]);
     if (moved.status === "rejected") throw moved.reason;
     if (created.status === "rejected") throw created.reason;
@@ -259,7 +299,7 @@ async function createOnAgentServer(
   agent: object,
   input: CreateConversationInput,
   deadline: number,
-): Promise<{ executionStatus: string | null }> {
+): Promise<Created> {
   // The initial message goes as given: the agent server runs it unless it says `run: false`.
   const body = {
     conversation_id: conversationId,

@@ -123,6 +123,7 @@ export async function createSandbox(
   keepFree = 0,
   link?: SandboxLink,
 ): Promise<{ row: SandboxRow; ready: Promise<SandboxRow | undefined> }> {
+  await link?.prepare?.();
   const now = deps.now();
   const row = await deps.transaction(async (tx) => {
     await assertCapacity(deps, tx, keepFree);
@@ -145,12 +146,12 @@ export async function createSandbox(
       // Warm-pool members have none: a claim gives them their owner's.
       ...(input.lifetime ? initialLifetime(input.lifetime, now) : {}),
     });
-    await link?.(tx, inserted.id);
+    await link?.record(tx, inserted.id);
     return inserted;
   });
   await registerLaunch(deps, row, spec);
   deps.log.info({ sandboxId: row.id, specId: spec.id }, "sandbox starting");
-  const ready = deps.locks.run(row.id, () => launchSandbox(deps, row, spec));
+  const ready = deps.locks.run(row.id, () => launchSandbox(deps, row, spec, link));
   // Often nobody waits for it (POST /sandboxes answers STARTING). A launch that cannot even record
   // its failure (the store closed under a shutdown) is logged here, never an unhandled rejection;
   // whoever awaits `ready` still sees the error.
@@ -217,6 +218,7 @@ async function launchSandbox(
   },
   row: SandboxRow,
   spec: SandboxSpecRow,
+  link: SandboxLink | undefined,
 ): Promise<SandboxRow | undefined> {
   try {
     const started = await deps.runtime.start(launchOptions(row, spec));
@@ -228,6 +230,8 @@ async function launchSandbox(
       deps.runtime.waitUntilReady(row.id, deps.config.sandboxStartTimeoutMs),
       recorded,
     ]);
+    const agentServerUrl = ready.agentServerUrl ?? started.agentServerUrl ?? null;
+    if (agentServerUrl) link?.reachable?.({ ...row, agentServerUrl });
     return markRunning(deps, row.id, ready.agentServerUrl);
   } catch (error) {
     deps.log.warn({ sandboxId: row.id, reason: errorMessage(error) }, "sandbox failed to start");

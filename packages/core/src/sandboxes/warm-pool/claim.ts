@@ -7,7 +7,7 @@ import { lifetimeDueAt as dueAt, initialLifetime, type LifetimePolicy } from "..
 import { portAccessOf } from "../ports/contracts";
 import { sameEgressPolicy } from "../service/egress-policy";
 import type { SandboxLink } from "../service/sandbox-link";
-import { updateSandbox } from "../service/status";
+import { type SandboxMoveDeps, updateSandbox } from "../service/status";
 import { isPoolMember, newSessionKey, POOL_OWNER_ID } from "./pool-state";
 
 /** How long a claim waits for the pool sandbox's agent server to take the new key. */
@@ -37,19 +37,14 @@ export async function claimWarmSandbox(
   const canSetEgress = deps.runtime.setEgressPolicy !== undefined;
   const { taken } = deps.warmPool;
   // The pool's own rows only: a claim reads (and decrypts the keys of) a few, not every RUNNING
-  // one. Oldest first (the page is newest first): the one whose warm-up is surely over.
-  const running = await deps.repos.sandboxes.search(
-    { ownerId: POOL_OWNER_ID, status: "RUNNING", specId: spec.id },
-    { limit: MAX_MEMBERS_READ },
+  // one. Oldest first: the one whose warm-up is surely over.
+  const running = await deps.repos.sandboxes.listRunning(POOL_OWNER_ID, spec.id, MAX_MEMBERS_READ);
+  const members = running.filter(
+    (row) =>
+      isPoolMember(row, deps) &&
+      row.specId === spec.id &&
+      (canSetEgress || sameEgressPolicy(row.network, input.network)),
   );
-  const members = running.items
-    .reverse()
-    .filter(
-      (row) =>
-        isPoolMember(row, deps) &&
-        row.specId === spec.id &&
-        (canSetEgress || sameEgressPolicy(row.network, input.network)),
-    );
   for (const member of members) {
     if (taken.has(member.id)) continue;
     taken.add(member.id);
@@ -78,7 +73,9 @@ export async function claimWarmSandbox(
  * first: nobody holds a key to the sandbox while it is wider than its owner asked.
  * The swap comes first, so the new key is never recorded for a sandbox that does not accept it;
  * a control plane killed between the two leaves a pool member that refuses the pool key, which
- * the next claim finds out and retires.
+ * the next claim finds out and retires. While the agent server swaps keys, what the link records
+ * needs is stored (`prepare`); once it has, the link may use the sandbox (`reachable`) while the
+ * claim is stored.
  */
 async function handOver(
   deps: Pick<
@@ -98,28 +95,40 @@ async function handOver(
     if (!member.agentServerUrl) return;
     const sessionApiKey = newSessionKey();
     let step = "session key";
+    let prepared: Promise<void> | undefined;
     try {
       if (!sameEgressPolicy(member.network, network)) {
         step = "egress policy";
         await deps.runtime.setEgressPolicy?.(id, network);
         step = "session key";
       }
-      const answer = await deps.agents.request(member.agentServerUrl, member.sessionApiKey, {
+      const rotation = deps.agents.request(member.agentServerUrl, member.sessionApiKey, {
         method: "POST",
         path: "/api/session-keys",
         body: JSON.stringify({ session_api_key: sessionApiKey }),
         timeoutMs: ROTATE_TIMEOUT_MS,
       });
+      // Stored while the agent server answers (its failure is met below, once it has).
+      prepared = link?.prepare?.();
+      prepared?.catch(() => undefined);
+      const answer = await rotation;
       if (answer.status !== 200) throw new Error(`the agent server answered ${answer.status}`);
     } catch (error) {
       // Unusable for anyone: the refill removes it and starts another.
       deps.log.warn({ sandboxId: id, reason: errorMessage(error) }, "warm sandbox not claimable");
-      await updateSandbox(deps, id, {
-        status: "ERROR",
-        statusDetail: `Its ${step} could not be changed: ${errorMessage(error)}`,
-      });
+      await retire(deps, id, `Its ${step} could not be changed: ${errorMessage(error)}`);
+      // A link that could not prepare ends the claim here, before another member is touched.
+      await prepared;
       return;
     }
+    try {
+      await prepared;
+    } catch (error) {
+      // It answers to a key nobody will hold (and perhaps to the owner's egress policy).
+      await retire(deps, id, `It was not claimed: ${errorMessage(error)}`);
+      throw error;
+    }
+    link?.reachable?.({ ...member, sessionApiKey });
     const now = deps.now();
     const claimed = await deps.transaction(async (tx) => {
       const row = await tx.sandboxes.claim(id, POOL_OWNER_ID, {
@@ -132,7 +141,7 @@ async function handOver(
         updatedAt: now,
         ...claimedLifetime(lifetime, now),
       });
-      if (row) await link?.(tx, id);
+      if (row) await link?.record(tx, id);
       return row;
     });
     if (!claimed) return;
@@ -141,6 +150,11 @@ async function handOver(
     deps.events.emit("sandbox.status_changed", { sandbox: claimed, previousStatus: null });
     return claimed;
   });
+}
+
+/** ERROR: the refill removes it and starts another. */
+async function retire(deps: SandboxMoveDeps, id: string, statusDetail: string): Promise<void> {
+  await updateSandbox(deps, id, { status: "ERROR", statusDetail });
 }
 
 /** The owner's policy, its active time counted from the claim (the pool's wait is not theirs). */
